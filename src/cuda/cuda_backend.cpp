@@ -1,0 +1,87 @@
+// The CUDA backend as far as the foundation needs it: devices, plain cudaMalloc memory,
+// each device's default stream and copies. Kernels arrive with the CUDA backend proper;
+// until then an op on a CUDA tensor says that its kernel is not implemented on cuda.
+#include "cuda/cuda_backend.h"
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <vector>
+
+#include "core/backend_registry.h"
+#include "cuda/cuda_check.h"
+#include "cuda/device_query.h"
+
+namespace hwaro::cuda {
+namespace {
+
+class DeviceAllocator final : public Allocator {
+ public:
+  explicit DeviceAllocator(int index) : index_(index) {}
+  DataPtr allocate(std::size_t nbytes) override {
+    const Device device(DeviceType::CUDA, index_);
+    if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, device);
+    HWARO_CUDA_CHECK(cudaSetDevice(index_));
+    void* p = nullptr;
+    const cudaError_t status = cudaMalloc(&p, nbytes);
+    if (status != cudaSuccess) {
+      cudaGetLastError();
+      throw OutOfMemoryError(hwaro::detail::str_cat("CUDA out of memory on ", device, ": tried to allocate ", nbytes,
+                                                    " bytes (", cudaGetErrorString(status),
+                                                    "); use a smaller batch size"));
+    }
+    return DataPtr(p, nullptr, [](void*, void* data) { cudaFree(data); }, device);
+  }
+
+ private:
+  int index_;
+};
+
+class DefaultStream final : public Stream {
+ public:
+  explicit DefaultStream(int index) : index_(index) {}
+  Device device() const override { return Device(DeviceType::CUDA, index_); }
+  void synchronize() override {
+    HWARO_CUDA_CHECK(cudaSetDevice(index_));
+    HWARO_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+  }
+
+ private:
+  int index_;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend() {
+    for (int i = 0; i < device_count(); ++i) {
+      allocators_.push_back(std::make_unique<DeviceAllocator>(i));
+      streams_.push_back(std::make_unique<DefaultStream>(i));
+    }
+  }
+  DeviceType type() const override { return DeviceType::CUDA; }
+  int device_count() const override { return detail::availability().device_count; }
+  std::string unavailable_reason() const override { return detail::availability().reason; }
+  Allocator& allocator(int index) override { return *allocators_.at(static_cast<std::size_t>(index)); }
+  Stream& current_stream(int index) override { return *streams_.at(static_cast<std::size_t>(index)); }
+  void copy(const TensorView& src, const TensorView& dst, Stream& stream) override {
+    HWARO_CHECK(src.dtype == dst.dtype && src.is_contiguous() && dst.is_contiguous(),
+                "CUDA copies of non-contiguous or dtype-converting views need the CUDA kernels");
+    const std::size_t nbytes = static_cast<std::size_t>(dst.numel()) * element_size(dst.dtype);
+    const int index = dst.device.is_cuda() ? dst.device.index() : src.device.index();
+    HWARO_CUDA_CHECK(cudaSetDevice(index));
+    HWARO_CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault,
+                                     static_cast<cudaStream_t>(stream.native_handle())));
+  }
+  void synchronize(int index) override { streams_.at(static_cast<std::size_t>(index))->synchronize(); }
+  KernelFn kernel(OpId, DType) const override { return nullptr; }
+
+ private:
+  std::vector<std::unique_ptr<DeviceAllocator>> allocators_;
+  std::vector<std::unique_ptr<DefaultStream>> streams_;
+};
+
+}  // namespace
+
+void register_cuda_backend() { hwaro::detail::register_backend(std::make_unique<CudaBackend>()); }
+
+}  // namespace hwaro::cuda
