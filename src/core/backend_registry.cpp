@@ -61,6 +61,11 @@ int device_count(DeviceType type) {
 }
 
 Backend& backend_for(Device device, int* resolved_index) {
+  // A device type whose backend is not built has no devices: say so in the words used when it is
+  // built but finds no hardware, with the build's reason.
+  HWARO_CHECK(find_backend(device.type()) != nullptr, "no ", device_type_name(device.type()),
+              " device is available (backend '", device_type_name(device.type()), "' is not built; built: ",
+              built_list(), "), so '", device.str(), "' cannot be used; use hw::default_device() to fall back to the CPU");
   Backend& b = backend(device.type());
   if (device.is_cpu()) {
     *resolved_index = 0;

@@ -54,6 +54,8 @@ Device::Device(std::string_view text) : type_(DeviceType::CPU), index_(-1) {
     HWARO_CHECK(only_digits, "invalid device string '", text, "': '", digits,
                 "' is not a device index; ", kAcceptedForms);
     std::from_chars(digits.data(), digits.data() + digits.size(), index);
+    HWARO_CHECK(type != DeviceType::CPU || index == 0, "invalid device string '", text,
+                "': there is one CPU device, 'cpu' (or 'cpu:0'); ", kAcceptedForms);
   }
   *this = Device(type, index);
 }
