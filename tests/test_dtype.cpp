@@ -177,7 +177,7 @@ TEST(DType, SixteenBitEdgeCases) {
   EXPECT_EQ(static_cast<float>(hw::Half(0x1p-24f)), 0x1p-24f);                     // smallest subnormal
   EXPECT_EQ(static_cast<float>(hw::Half(0x1p-25f)), 0.0f);                         // tie to even: zero
   EXPECT_EQ(static_cast<float>(hw::Half(0x1.8p-25f)), 0x1p-24f);
-  EXPECT_EQ(static_cast<float>(hw::Half(0x1.ff8p-15f)), 0x1p-14f);                 // rounds up into the normals
+  EXPECT_EQ(static_cast<float>(hw::Half(0x1.ffcp-15f)), 0x1p-14f);  // a tie past the largest subnormal: up, into the normals
   EXPECT_EQ(hw::Half(-0.0f).bits, 0x8000);
   EXPECT_EQ(hw::Half(inf).bits, 0x7c00);
   EXPECT_TRUE(std::isnan(static_cast<float>(hw::Half(std::nanf("")))));
