@@ -81,7 +81,7 @@ Tensor linspace(double start, double end, std::int64_t steps, const TensorOption
   const std::int64_t half = steps / 2;
   for (std::int64_t i = 0; i < steps; ++i) {
     values[static_cast<std::size_t>(i)] =
-        i < half ? start + step * static_cast<double>(i) : end - step * static_cast<double>(steps - 1 - i);
+        i < half || steps == 1 ? start + step * static_cast<double>(i) : end - step * static_cast<double>(steps - 1 - i);
   }
   Tensor t = tensor(values).to(options.dtype_or(kDefaultFloatDType)).to(ops::creation_device(options));
   return finish(t, options);
