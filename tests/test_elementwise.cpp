@@ -432,6 +432,8 @@ TEST(Binary, Errors) {
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { t - t; }, "with two bool tensors is not supported"));
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { t - 1; }, "with a bool tensor is not supported"));
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { Tensor() + a; }, "add: argument 'self' is an undefined"));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([] { Tensor() + 1; }, "add: argument 'self' is an undefined"));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([] { Tensor() < 1; }, "lt: argument 'self' is an undefined"));
 }
 
 TEST(Binary, DeviceMismatch) {

@@ -34,7 +34,7 @@ template <typename T> HWARO_HOST_DEVICE inline T sigmoid(T x) {
   return e / (T(1) + e);
 }
 
-// NaN stays NaN (x > 0 is false for NaN, and NaN is returned as is).
+// NaN stays NaN (NaN < 0 is false, so NaN is returned as is).
 template <typename T> HWARO_HOST_DEVICE inline T relu(T x) { return x < T(0) ? T(0) : x; }
 
 template <typename T> HWARO_HOST_DEVICE inline T silu(T x) { return x * sigmoid(x); }

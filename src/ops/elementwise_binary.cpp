@@ -76,6 +76,7 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) {
 Tensor Tensor::add(const Tensor& other, const Scalar& alpha) const { return hwaro::add(*this, other, alpha); }
 Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const { return hwaro::sub(*this, other, alpha); }
 Tensor Tensor::add(const Scalar& other) const {
+  ops::check_defined("add", {{"self", *this}});
   const DType dt = hwaro::result_type(dtype(), other);
   return with_scalar(OpId::Add, "add", *this, other, dt, dt, alpha_args(1));
 }
