@@ -44,7 +44,7 @@ DimVector infer_sizes(IntArrayRef sizes, std::int64_t numel, const char* op) {
 // memory layout does not allow it (PyTorch's computeStride).
 bool view_strides(IntArrayRef old_sizes, IntArrayRef old_strides, IntArrayRef new_sizes, DimVector& out) {
   out.assign(new_sizes.size(), 0);
-  if (product(old_sizes) == 0) {
+  if (product(old_sizes) == 0 || old_sizes.empty()) {  // no elements, or one (0-dim): any layout works
     out = contiguous_strides(new_sizes);
     return true;
   }
