@@ -60,7 +60,7 @@ HWARO_HOST_DEVICE inline std::uint64_t join64(std::uint32_t hi, std::uint32_t lo
 // Uniform on [0, 1) with `bits` bits of precision (bits <= 24), exactly representable in a
 // float whose significand has at least `bits` bits, so rounding to the storage type cannot give 1.
 HWARO_HOST_DEVICE inline float uniform_float(std::uint32_t x, int bits = 24) {
-  return static_cast<float>(x >> (32 - bits)) * std::ldexp(1.0f, -bits);
+  return static_cast<float>(x >> (32 - bits)) * (1.0f / static_cast<float>(1u << bits));  // exact: a power of two
 }
 // Uniform on [0, 1) with 53 bits.
 HWARO_HOST_DEVICE inline double uniform_double(std::uint64_t x) {
