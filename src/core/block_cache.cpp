@@ -173,7 +173,7 @@ void BlockCache::reset_peak_stats() {
 }
 
 BlockCache::Block* BlockCache::take_free_block(Pool& pool, StreamId stream, std::size_t size) {
-  Block key{nullptr, size, stream, false};
+  Block key(nullptr, size, stream, false);
   const auto it = pool.lower_bound(&key);
   if (it == pool.end() || (*it)->stream != stream) return nullptr;
   Block* block = *it;
@@ -186,12 +186,12 @@ BlockCache::Block* BlockCache::new_segment(std::size_t size, StreamId stream, bo
   if (memory == nullptr) return nullptr;
   stats_.reserved_bytes.add(as_signed(size));
   stats_.segments.add(1);
-  return new Block{static_cast<char*>(memory), size, stream, small};
+  return new Block(static_cast<char*>(memory), size, stream, small);
 }
 
 // Keeps the first `size` bytes in `block` and puts the rest back in the pool.
 void BlockCache::split(Block* block, std::size_t size) {
-  Block* rest = new Block{block->ptr + size, block->size - size, block->stream, block->small};
+  Block* rest = new Block(block->ptr + size, block->size - size, block->stream, block->small);
   rest->prev = block;
   rest->next = block->next;
   if (rest->next != nullptr) rest->next->prev = rest;

@@ -102,6 +102,7 @@ class BlockCache {
 
  private:
   struct Block {
+    Block(char* p, std::size_t n, StreamId s, bool in_small_pool) : ptr(p), size(n), stream(s), small(in_small_pool) {}
     char* ptr;
     std::size_t size;
     StreamId stream;
