@@ -9,8 +9,9 @@ namespace hw = hwaro;
 
 namespace {
 
+// Shown as "GFLOP=<n>/s": floating-point operations per second, in billions.
 void set_flops(benchmark::State& state, std::int64_t n) {
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(n * n * n) * state.iterations() / 1e9,
+  state.counters["GFLOP"] = benchmark::Counter(2.0 * static_cast<double>(n * n * n) * state.iterations() / 1e9,
                                                  benchmark::Counter::kIsRate);
 }
 
