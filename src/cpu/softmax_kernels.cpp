@@ -1,5 +1,167 @@
+// Softmax and LogSoftmax on the CPU: out [outer, R, inner], in [outer, R, inner], both contiguous,
+// ints = outer, R, inner. Numerically stable: each slice has its maximum subtracted before exp.
+//
+// The last-dim case (inner == 1) is the one that matters (attention, cross-entropy): rows go to
+// threads, and float rows use an exp that GCC vectorises (glibc's expf is a scalar call).
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <vector>
+
 #include "cpu/kernel_families.h"
+#include "cpu/thread_pool.h"
+#include "kernels/cast.h"
 
 namespace hwaro::cpu {
-void register_softmax_kernels(KernelTable& /*table*/) {}
+namespace {
+
+// exp(x) for x <= 0 in float, within a few ulp, in plain arithmetic so that a loop over it
+// vectorises: 2^n * p(r) with x = n ln2 + r, |r| <= ln2 / 2, p a degree-6 Taylor polynomial.
+// Below -87.3 the result is 0 (where expf turns subnormal); NaN gives NaN.
+inline float exp_nonpositive(float x) {
+  constexpr float kLog2e = 1.44269504088896341f;
+  constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+  constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer held in the low bits
+  const bool underflow = x < -87.3f;
+  x = underflow ? -87.3f : x;
+  const float shifted = x * kLog2e + kRound;
+  const float n = shifted - kRound;
+  const std::int32_t n_bits = std::bit_cast<std::int32_t>(shifted) - 0x4B400000;  // minus kRound's bits: n
+  const float r = (x - n * kLn2Hi) - n * kLn2Lo;
+  float p = 1.0f / 720.0f;
+  p = p * r + 1.0f / 120.0f;
+  p = p * r + 1.0f / 24.0f;
+  p = p * r + 1.0f / 6.0f;
+  p = p * r + 0.5f;
+  p = p * r + 1.0f;
+  p = p * r + 1.0f;
+  const float scale = std::bit_cast<float>((n_bits + 127) * (1 << 23));  // 2^n
+  return underflow ? 0.0f : p * scale;
+}
+
+template <typename C> C exp_shifted(C x) {
+  if constexpr (std::is_same_v<C, float>) {
+    return exp_nonpositive(x);
+  } else {
+    return std::exp(x);
+  }
+}
+
+// One contiguous row of n elements in the compute type C; out may alias nothing but itself.
+template <bool kLog, typename C> void softmax_row(const C* x, C* out, std::int64_t n) {
+  C m = -std::numeric_limits<C>::infinity();
+  for (std::int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;  // NaNs skipped here, propagated by exp
+  C sum = 0;
+  if (!std::isfinite(m)) {
+    // All -inf (exp(-inf - -inf) is NaN, as PyTorch) or a +inf present: the exact path.
+    for (std::int64_t i = 0; i < n; ++i) sum += std::exp(x[i] - m);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = kLog ? x[i] - m - std::log(sum) : std::exp(x[i] - m) / sum;
+    return;
+  }
+  if constexpr (kLog) {
+    C partial[8] = {};
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      for (int j = 0; j < 8; ++j) partial[j] += exp_shifted(x[i + j] - m);
+    }
+    for (; i < n; ++i) partial[0] += exp_shifted(x[i] - m);
+    for (C p : partial) sum += p;
+    const C shift = m + std::log(sum);
+    for (i = 0; i < n; ++i) out[i] = x[i] - shift;
+  } else {
+    C partial[8] = {};
+    std::int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+      for (int j = 0; j < 8; ++j) {
+        const C e = exp_shifted(x[i + j] - m);
+        out[i + j] = e;
+        partial[j] += e;
+      }
+    }
+    for (; i < n; ++i) {
+      out[i] = exp_shifted(x[i] - m);
+      partial[0] += out[i];
+    }
+    for (C p : partial) sum += p;
+    const C inv = C(1) / sum;
+    for (i = 0; i < n; ++i) out[i] *= inv;
+  }
+}
+
+// A [R, inner] slice reduced along R, kTile columns at a time; the column vectors vectorise.
+template <bool kLog, typename T> void softmax_columns(const T* x, T* out, std::int64_t r, std::int64_t inner,
+                                                     std::int64_t c0, std::int64_t w) {
+  using C = kernels::compute_t<T>;
+  constexpr std::int64_t kTile = 64;
+  C m[kTile], sum[kTile];
+  for (std::int64_t j = 0; j < w; ++j) {
+    m[j] = -std::numeric_limits<C>::infinity();
+    sum[j] = 0;
+  }
+  for (std::int64_t k = 0; k < r; ++k) {
+    const T* row = x + k * inner + c0;
+    for (std::int64_t j = 0; j < w; ++j) {
+      const C v = static_cast<C>(row[j]);
+      m[j] = v > m[j] ? v : m[j];
+    }
+  }
+  for (std::int64_t k = 0; k < r; ++k) {
+    const T* row = x + k * inner + c0;
+    for (std::int64_t j = 0; j < w; ++j) sum[j] += std::exp(static_cast<C>(row[j]) - m[j]);
+  }
+  for (std::int64_t j = 0; j < w; ++j) sum[j] = kLog ? m[j] + std::log(sum[j]) : C(1) / sum[j];
+  for (std::int64_t k = 0; k < r; ++k) {
+    const T* row = x + k * inner + c0;
+    T* orow = out + k * inner + c0;
+    for (std::int64_t j = 0; j < w; ++j) {
+      const C v = static_cast<C>(row[j]);
+      orow[j] = kernels::cast_value<T>(kLog ? v - sum[j] : std::exp(v - m[j]) * sum[j]);
+    }
+  }
+}
+
+template <bool kLog> struct SoftmaxFamily {
+  template <typename T> struct Kernel {
+    static void run(const KernelArgs& args) {
+      using C = kernels::compute_t<T>;
+      T* out = args[0].ptr<T>();
+      const T* in = args[1].ptr<const T>();
+      const std::int64_t outer = args.ints[0], r = args.ints[1], inner = args.ints[2];
+      if (outer * r * inner == 0) return;
+      if (inner == 1) {
+        parallel_for(0, outer, std::max<std::int64_t>(1, kElementwiseGrain / (4 * r)), [&](std::int64_t b, std::int64_t e) {
+          if constexpr (std::is_same_v<T, C>) {
+            for (std::int64_t o = b; o < e; ++o) softmax_row<kLog>(in + o * r, out + o * r, r);
+          } else {  // 16-bit floats: the row is widened to float, computed, and narrowed
+            std::vector<C> wide(static_cast<std::size_t>(2 * r));
+            for (std::int64_t o = b; o < e; ++o) {
+              for (std::int64_t i = 0; i < r; ++i) wide[i] = static_cast<C>(in[o * r + i]);
+              softmax_row<kLog>(wide.data(), wide.data() + r, r);
+              for (std::int64_t i = 0; i < r; ++i) out[o * r + i] = kernels::cast_value<T>(wide[r + i]);
+            }
+          }
+        });
+        return;
+      }
+      constexpr std::int64_t kTile = 64;
+      const std::int64_t tiles = (inner + kTile - 1) / kTile;
+      parallel_for(0, outer * tiles, std::max<std::int64_t>(1, kElementwiseGrain / (4 * r * kTile)),
+                   [&](std::int64_t b, std::int64_t e) {
+                     for (std::int64_t task = b; task < e; ++task) {
+                       const std::int64_t o = task / tiles, c0 = (task % tiles) * kTile;
+                       softmax_columns<kLog>(in + o * r * inner, out + o * r * inner, r, inner, c0,
+                                             std::min(kTile, inner - c0));
+                     }
+                   });
+    }
+  };
+};
+
+}  // namespace
+
+void register_softmax_kernels(KernelTable& table) {
+  table.set_types<SoftmaxFamily<false>::Kernel, HWARO_FLOAT_TYPES>(OpId::Softmax);
+  table.set_types<SoftmaxFamily<true>::Kernel, HWARO_FLOAT_TYPES>(OpId::LogSoftmax);
+}
+
 }  // namespace hwaro::cpu

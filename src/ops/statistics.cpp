@@ -1,0 +1,79 @@
+// Composite reductions built from the primitives and elementwise ops (so autograd derives their
+// gradients): var, std, norm and logsumexp. 16-bit float inputs are computed in float32 and the
+// result narrowed once, as PyTorch does internally.
+#include <cmath>
+#include <limits>
+
+#include "hwaro/ops.h"
+#include "ops/op_helpers.h"
+#include "ops/reduction_layout.h"
+
+namespace hwaro {
+
+namespace {
+
+DType compute_dtype(DType dt) { return dt == DType::Float16 || dt == DType::BFloat16 ? DType::Float32 : dt; }
+
+}  // namespace
+
+Tensor Tensor::var(IntArrayRef dims, std::int64_t correction, bool keepdim) const {
+  ops::check_defined("var", {{"self", *this}});
+  HWARO_CHECK(is_floating_point(), "var(): std and var only support floating point and complex dtypes, got ", dtype(),
+              "; convert it with .to(hw::kFloat32) first");
+  const std::int64_t count = ops::reduction_count("var", *this, dims);
+  const Tensor x = to(compute_dtype(dtype()));
+  const Tensor centred = x - x.mean(dims, /*keepdim=*/true);
+  // max(0, N - correction) as torch: too few elements give inf (or NaN for 0 / 0).
+  const double denom = static_cast<double>(std::max<std::int64_t>(0, count - correction));
+  return (centred * centred).sum(dims, keepdim).div_(denom).to(dtype());
+}
+
+Tensor Tensor::std(IntArrayRef dims, std::int64_t correction, bool keepdim) const {
+  ops::check_defined("std", {{"self", *this}});
+  HWARO_CHECK(is_floating_point(), "std(): std and var only support floating point and complex dtypes, got ", dtype(),
+              "; convert it with .to(hw::kFloat32) first");
+  return to(compute_dtype(dtype())).var(dims, correction, keepdim).sqrt_().to(dtype());
+}
+
+// torch.linalg.vector_norm: p = 2, 1, inf, -inf, 0 (the count of non-zeros) or any other p.
+Tensor Tensor::norm(const Scalar& p, IntArrayRef dims, bool keepdim) const {
+  ops::check_defined("norm", {{"self", *this}});
+  HWARO_CHECK(is_floating_point(), "norm(): Expected a floating point tensor as input. Got ", dtype(),
+              "; convert it with .to(hw::kFloat32) first");
+  ops::reduction_out_sizes("norm", *this, dims, keepdim);  // checks dims before any work
+  const double order = p.to_double();
+  const Tensor x = to(compute_dtype(dtype()));
+  Tensor out;
+  if (order == 2.0) {
+    out = (x * x).sum(dims, keepdim).sqrt_();
+  } else if (order == 1.0) {
+    out = x.abs().sum(dims, keepdim);
+  } else if (std::isinf(order)) {
+    out = order > 0 ? x.abs().amax(dims, keepdim) : x.abs().amin(dims, keepdim);
+  } else if (order == 0.0) {
+    out = x.ne(0).sum(dims, keepdim, x.dtype());
+  } else {
+    out = x.abs().pow(order).sum(dims, keepdim).pow_(1.0 / order);
+  }
+  return out.to(dtype());
+}
+
+// log(sum(exp(x))) computed as m + log(sum(exp(x - m))) with m the maximum (0 where it is
+// infinite, so that all -inf gives -inf and +inf gives +inf rather than NaN, as PyTorch).
+Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  ops::check_defined("logsumexp", {{"self", x}});
+  const DimVector out_sizes = ops::reduction_out_sizes("logsumexp", x, dims, keepdim);
+  // Integers give float32, as torch.logsumexp.
+  const DType result = x.is_floating_point() ? x.dtype() : DType::Float32;
+  if (ops::reduction_count("logsumexp", x, dims) == 0) {
+    return full(out_sizes.ref(), -std::numeric_limits<double>::infinity(), {.dtype = result, .device = x.device()});
+  }
+  const Tensor xc = x.to(compute_dtype(result));
+  Tensor m = xc.amax(dims, /*keepdim=*/true);
+  m = m.masked_fill(m.abs() == std::numeric_limits<double>::infinity(), 0);
+  Tensor out = (xc - m).exp().sum(dims, /*keepdim=*/true).log() + m;
+  return out.reshape(out_sizes.ref()).to(result);
+}
+Tensor Tensor::logsumexp(IntArrayRef dims, bool keepdim) const { return hwaro::logsumexp(*this, dims, keepdim); }
+
+}  // namespace hwaro
