@@ -18,8 +18,8 @@
 namespace hwaro::cpu {
 namespace {
 
-constexpr int kLanes = 8;
-constexpr std::int64_t kBlock = 4096;    // elements of a run summed before the pairwise fold
+constexpr int kLanes = 16;
+constexpr std::int64_t kBlock = 1024;    // elements of a run summed before the pairwise fold
 constexpr std::int64_t kTile = 64;       // columns of an inner > 1 reduction handled together
 constexpr std::int64_t kRowBlock = 256;  // rows of an inner > 1 reduction before a partial is folded
 
