@@ -66,8 +66,9 @@ template <bool kLog, typename C> void softmax_row(const C* x, C* out, std::int64
     }
     for (; i < n; ++i) partial[0] += exp_shifted(x[i] - m);
     for (C p : partial) sum += p;
-    const C shift = m + std::log(sum);
-    for (i = 0; i < n; ++i) out[i] = x[i] - shift;
+    // (x - m) is exact near the maximum; folding m into log(sum) first would round it at m's scale.
+    const C log_sum = std::log(sum);
+    for (i = 0; i < n; ++i) out[i] = (x[i] - m) - log_sum;
   } else {
     C partial[8] = {};
     std::int64_t i = 0;
@@ -109,13 +110,13 @@ template <bool kLog, typename T> void softmax_columns(const T* x, T* out, std::i
     const T* row = x + k * inner + c0;
     for (std::int64_t j = 0; j < w; ++j) sum[j] += std::exp(static_cast<C>(row[j]) - m[j]);
   }
-  for (std::int64_t j = 0; j < w; ++j) sum[j] = kLog ? m[j] + std::log(sum[j]) : C(1) / sum[j];
+  for (std::int64_t j = 0; j < w; ++j) sum[j] = kLog ? std::log(sum[j]) : C(1) / sum[j];
   for (std::int64_t k = 0; k < r; ++k) {
     const T* row = x + k * inner + c0;
     T* orow = out + k * inner + c0;
     for (std::int64_t j = 0; j < w; ++j) {
       const C v = static_cast<C>(row[j]);
-      orow[j] = kernels::cast_value<T>(kLog ? v - sum[j] : std::exp(v - m[j]) * sum[j]);
+      orow[j] = kernels::cast_value<T>(kLog ? (v - m[j]) - sum[j] : std::exp(v - m[j]) * sum[j]);
     }
   }
 }
