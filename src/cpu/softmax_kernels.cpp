@@ -17,13 +17,18 @@ namespace {
 
 // exp(x) for x <= 0 in float, within a few ulp, in plain arithmetic so that a loop over it
 // vectorises: 2^n * p(r) with x = n ln2 + r, |r| <= ln2 / 2, p a degree-6 Taylor polynomial.
-// Below -87.3 the result is 0 (where expf turns subnormal); NaN gives NaN.
+// Below -87.3 the result is 0 (where expf turns subnormal); NaN of either sign gives NaN.
 inline float exp_nonpositive(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
   constexpr float kRound = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer held in the low bits
-  const bool underflow = x < -87.3f;
-  x = underflow ? -87.3f : x;
+  constexpr std::uint32_t kLowestBits = 0xC2AE999Au;  // -87.3f
+  // Integer tests only: with -ftrapping-math (GCC's default) float compares keep the loop scalar.
+  // A negative float below -87.3 has larger bits; NaNs (either sign) are left to propagate.
+  const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
+  const bool is_nan = (bits & 0x7FFFFFFFu) > 0x7F800000u;
+  const bool underflow = (bits > kLowestBits) & !is_nan;
+  x = std::bit_cast<float>(underflow ? kLowestBits : bits);
   const float shifted = x * kLog2e + kRound;
   const float n = shifted - kRound;
   const std::int32_t n_bits = std::bit_cast<std::int32_t>(shifted) - 0x4B400000;  // minus kRound's bits: n
@@ -36,7 +41,8 @@ inline float exp_nonpositive(float x) {
   p = p * r + 1.0f;
   p = p * r + 1.0f;
   const float scale = std::bit_cast<float>((n_bits + 127) * (1 << 23));  // 2^n
-  return underflow ? 0.0f : p * scale;
+  // An integer mask rather than a select around the multiply, for the same reason.
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(p * scale) & (underflow ? 0u : ~0u));
 }
 
 template <typename C> C exp_shifted(C x) {
@@ -47,45 +53,52 @@ template <typename C> C exp_shifted(C x) {
   }
 }
 
-// One contiguous row of n elements in the compute type C; out may alias nothing but itself.
-template <bool kLog, typename C> void softmax_row(const C* x, C* out, std::int64_t n) {
-  C m = -std::numeric_limits<C>::infinity();
-  for (std::int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;  // NaNs skipped here, propagated by exp
+// Maximum and sum of a contiguous run with kLanes independent lanes, so that GCC vectorises
+// them (a single float accumulator forbids reordering). The maximum skips NaNs; exp propagates them.
+constexpr int kLanes = 16;
+template <typename C> C row_max(const C* x, std::int64_t n) {
+  C lane[kLanes];
+  for (C& l : lane) l = -std::numeric_limits<C>::infinity();
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lane[j] = x[i + j] > lane[j] ? x[i + j] : lane[j];
+  }
+  for (; i < n; ++i) lane[0] = x[i] > lane[0] ? x[i] : lane[0];
+  C m = lane[0];
+  for (int j = 1; j < kLanes; ++j) m = lane[j] > m ? lane[j] : m;
+  return m;
+}
+template <typename C> C row_sum(const C* x, std::int64_t n) {
+  C lane[kLanes] = {};
+  std::int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) lane[j] += x[i + j];
+  }
+  for (; i < n; ++i) lane[0] += x[i];
   C sum = 0;
+  for (C l : lane) sum += l;
+  return sum;
+}
+
+// One contiguous row of n elements in the compute type C; out must not overlap x.
+template <bool kLog, typename C> void softmax_row(const C* x, C* out, std::int64_t n) {
+  const C m = row_max(x, n);
   if (!std::isfinite(m)) {
     // All -inf (exp(-inf - -inf) is NaN, as PyTorch) or a +inf present: the exact path.
+    C sum = 0;
     for (std::int64_t i = 0; i < n; ++i) sum += std::exp(x[i] - m);
     for (std::int64_t i = 0; i < n; ++i) out[i] = kLog ? x[i] - m - std::log(sum) : std::exp(x[i] - m) / sum;
     return;
   }
+  for (std::int64_t i = 0; i < n; ++i) out[i] = exp_shifted(x[i] - m);
+  const C sum = row_sum(out, n);
   if constexpr (kLog) {
-    C partial[8] = {};
-    std::int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      for (int j = 0; j < 8; ++j) partial[j] += exp_shifted(x[i + j] - m);
-    }
-    for (; i < n; ++i) partial[0] += exp_shifted(x[i] - m);
-    for (C p : partial) sum += p;
     // (x - m) is exact near the maximum; folding m into log(sum) first would round it at m's scale.
     const C log_sum = std::log(sum);
-    for (i = 0; i < n; ++i) out[i] = (x[i] - m) - log_sum;
+    for (std::int64_t i = 0; i < n; ++i) out[i] = (x[i] - m) - log_sum;
   } else {
-    C partial[8] = {};
-    std::int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      for (int j = 0; j < 8; ++j) {
-        const C e = exp_shifted(x[i + j] - m);
-        out[i + j] = e;
-        partial[j] += e;
-      }
-    }
-    for (; i < n; ++i) {
-      out[i] = exp_shifted(x[i] - m);
-      partial[0] += out[i];
-    }
-    for (C p : partial) sum += p;
     const C inv = C(1) / sum;
-    for (i = 0; i < n; ++i) out[i] *= inv;
+    for (std::int64_t i = 0; i < n; ++i) out[i] *= inv;
   }
 }
 
