@@ -26,9 +26,9 @@ inline float exp_nonpositive(float x) {
   // Integer tests only: with -ftrapping-math (GCC's default) float compares keep the loop scalar.
   // A negative float below -87.3 has larger bits; NaNs (either sign) are left to propagate.
   const std::uint32_t bits = std::bit_cast<std::uint32_t>(x);
-  const bool is_nan = (bits & 0x7FFFFFFFu) > 0x7F800000u;
-  const bool underflow = (bits > kLowestBits) & !is_nan;
-  x = std::bit_cast<float>(underflow ? kLowestBits : bits);
+  const std::uint32_t is_nan = (bits & 0x7FFFFFFFu) > 0x7F800000u;
+  const std::uint32_t underflow = 0u - (static_cast<std::uint32_t>(bits > kLowestBits) & (is_nan ^ 1u));  // all ones
+  x = std::bit_cast<float>((bits & ~underflow) | (kLowestBits & underflow));
   const float shifted = x * kLog2e + kRound;
   const float n = shifted - kRound;
   const std::int32_t n_bits = std::bit_cast<std::int32_t>(shifted) - 0x4B400000;  // minus kRound's bits: n
@@ -42,7 +42,7 @@ inline float exp_nonpositive(float x) {
   p = p * r + 1.0f;
   const float scale = std::bit_cast<float>((n_bits + 127) * (1 << 23));  // 2^n
   // An integer mask rather than a select around the multiply, for the same reason.
-  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(p * scale) & (underflow ? 0u : ~0u));
+  return std::bit_cast<float>(std::bit_cast<std::uint32_t>(p * scale) & ~underflow);
 }
 
 template <typename C> C exp_shifted(C x) {
