@@ -75,9 +75,12 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
   HWARO_CHECK(x.is_floating_point(), "mean(): could not infer output dtype. Input dtype must be either a floating ",
               "point or complex dtype. Got: ", x.dtype(), "; convert it with .to(hw::kFloat32) first");
   const std::int64_t count = ops::reduction_count("mean", x, dims);
-  Tensor out = hwaro::sum(x, dims, keepdim);
+  // 16-bit floats: the float32 sum is divided before the one rounding to the input's dtype.
+  const bool narrow = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16;
+  Tensor out = hwaro::sum(x, dims, keepdim, narrow ? std::optional<DType>(DType::Float32) : std::nullopt);
   // An empty reduction is 0 / 0 = NaN, as PyTorch.
-  return out.div_(static_cast<double>(count));
+  out.div_(static_cast<double>(count));
+  return narrow ? out.to(x.dtype()) : out;
 }
 Tensor Tensor::mean() const { return hwaro::mean(*this); }
 Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const { return hwaro::mean(*this, dims, keepdim); }
