@@ -414,6 +414,26 @@ TEST_F(Indexing, ScatterErrors) {
                                                          device_message("src", "scatter_add_")));
 }
 
+TEST_F(Indexing, SixteenBitFloatsBoolAndInt32) {
+  SCOPED_TRACE(seed_);
+  for (hw::DType dt : {hw::kFloat16, hw::kBFloat16, hw::kBool, hw::kInt32, hw::kUInt8}) {
+    SCOPED_TRACE(::testing::Message() << dt);
+    const hw::Tensor x = random({4, 6}, dt);
+    const hw::Tensor rows = random_index({5}, 4);
+    EXPECT_EQ(hw::test::values_of(hw::index_select(x, 0, rows)), index_select_ref(x, 0, rows));
+    const hw::Tensor index = random_index({4, 8}, 6);
+    EXPECT_EQ(hw::test::values_of(hw::gather(x, 1, index)), gather_ref(x, 1, index));
+    const hw::Tensor unique = unique_index({4, 3}, 1, 6);
+    const hw::Tensor src = random({4, 3}, dt);
+    EXPECT_EQ(hw::test::values_of(hw::scatter(x, 1, unique, src)), scatter_ref(x, 1, unique, src, false));
+    if (dt == hw::kBool) continue;
+    // Small integers: exact in every dtype (Half/BFloat16 accumulate in float).
+    const hw::Tensor ints = hw::test::random_tensor({4, 6}, hw::kInt64, rng_, 0, 3).to(dt);
+    const hw::Tensor add_src = hw::test::random_tensor({4, 8}, hw::kInt64, rng_, 0, 3).to(dt);
+    EXPECT_EQ(hw::test::values_of(hw::scatter_add(ints, 1, index, add_src)), scatter_ref(ints, 1, index, add_src, true));
+  }
+}
+
 // ---- one_hot ----
 
 TEST_F(Indexing, OneHot) {

@@ -87,7 +87,12 @@ template <typename T> void gather_runs(IndexLoop& loop, std::int64_t step_elemen
   const std::int64_t step = step_elements * static_cast<std::int64_t>(sizeof(T));
   loop.run(
       [step](char* const* p, const std::int64_t* s, std::int64_t n) {
-        if (s[0] == sizeof(T) && s[1] == sizeof(std::int64_t) && s[2] == 0) {  // contiguous out and index
+        if (s[0] == sizeof(T) && s[1] == 0 && s[2] == sizeof(T)) {
+          // One index for the whole run (index_select of rows, an embedding lookup): a plain copy.
+          T* o = reinterpret_cast<T*>(p[0]);
+          const T* x = reinterpret_cast<const T*>(p[2] + *reinterpret_cast<const std::int64_t*>(p[1]) * step);
+          for (std::int64_t i = 0; i < n; ++i) o[i] = x[i];
+        } else if (s[0] == sizeof(T) && s[1] == sizeof(std::int64_t) && s[2] == 0) {  // contiguous out and index
           T* o = reinterpret_cast<T*>(p[0]);
           const auto* idx = reinterpret_cast<const std::int64_t*>(p[1]);
           const char* data = p[2];
