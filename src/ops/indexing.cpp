@@ -37,18 +37,23 @@ void check_scatter_gather_shapes(const char* op, const Tensor& self, std::int64_
   }
 }
 
-// Runs a Scatter or ScatterAdd kernel into `out` (already holding self's values).
-void scatter_into(OpId id, const char* op, const Tensor& out, std::int64_t dim, const Tensor& index,
-                  const Tensor& src) {
-  ops::check_same_device(op, {{"self", out}, {"index", index}, {"src", src}});
+// Every check of a scatter (before anything runs); returns dim wrapped.
+std::int64_t check_scatter(OpId id, const char* op, const Tensor& self, std::int64_t dim, const Tensor& index,
+                           const Tensor& src) {
+  ops::check_same_device(op, {{"self", self}, {"index", index}, {"src", src}});
   check_index_dtype(op, index);
-  HWARO_CHECK(src.dtype() == out.dtype(), op, "(): Expected self.dtype to be equal to src.dtype, but got ", out.dtype(),
-              " and ", src.dtype(), "; convert src with src.to(self.dtype())");
-  const std::int64_t d = ops::wrap_dim(dim, out.dim());
-  check_scatter_gather_shapes(op, out, d, index, &src);
+  HWARO_CHECK(src.dtype() == self.dtype(), op, "(): Expected self.dtype to be equal to src.dtype, but got ",
+              self.dtype(), " and ", src.dtype(), "; convert src with src.to(self.dtype())");
+  const std::int64_t d = ops::wrap_dim(dim, self.dim());
+  check_scatter_gather_shapes(op, self, d, index, &src);
   if (id == OpId::ScatterAdd) {
-    HWARO_CHECK(out.dtype() != kBool, op, "(): not supported for bool tensors");
+    HWARO_CHECK(self.dtype() != kBool, op, "(): not supported for bool tensors");
   }
+  return d;
+}
+
+// Runs a checked Scatter or ScatterAdd kernel into `out` (already holding self's values).
+void launch_scatter(OpId id, const Tensor& out, std::int64_t d, const Tensor& index, const Tensor& src) {
   const Tensor out1 = at_least_1d(out), index1 = at_least_1d(index), src1 = at_least_1d(src);
   KernelArgs args;
   args.tensors[0] = ops::view_of(out1);
@@ -57,6 +62,24 @@ void scatter_into(OpId id, const char* op, const Tensor& out, std::int64_t dim, 
   args.num_tensors = 3;
   args.ints[0] = d;
   ops::launch(id, out.dtype(), out.device(), args);
+}
+
+// scatter / scatter_add: into a copy of self.
+Tensor scatter_copy(OpId id, const char* op, const Tensor& self, std::int64_t dim, const Tensor& index,
+                    const Tensor& src) {
+  const std::int64_t d = check_scatter(id, op, self, dim, index, src);
+  Tensor out = self.clone();
+  launch_scatter(id, out, d, index, src);
+  return out;
+}
+
+// scatter_ / scatter_add_: into self.
+Tensor& scatter_in_place(OpId id, const char* op, Tensor& self, std::int64_t dim, const Tensor& index,
+                         const Tensor& src) {
+  const std::int64_t d = check_scatter(id, op, self, dim, index, src);
+  launch_scatter(id, self, d, index, src);
+  ops::bump_version(self);
+  return self;
 }
 
 }  // namespace
@@ -102,17 +125,11 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
 }
 
 Tensor scatter(const Tensor& x, std::int64_t dim, const Tensor& index, const Tensor& src) {
-  ops::check_same_device("scatter", {{"self", x}, {"index", index}, {"src", src}});
-  Tensor out = x.clone();
-  scatter_into(OpId::Scatter, "scatter", out, dim, index, src);
-  return out;
+  return scatter_copy(OpId::Scatter, "scatter", x, dim, index, src);
 }
 
 Tensor scatter_add(const Tensor& x, std::int64_t dim, const Tensor& index, const Tensor& src) {
-  ops::check_same_device("scatter_add", {{"self", x}, {"index", index}, {"src", src}});
-  Tensor out = x.clone();
-  scatter_into(OpId::ScatterAdd, "scatter_add", out, dim, index, src);
-  return out;
+  return scatter_copy(OpId::ScatterAdd, "scatter_add", x, dim, index, src);
 }
 
 Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
@@ -138,7 +155,7 @@ Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
   DimVector one_sizes(indices.sizes());
   one_sizes.push_back(1);
   const Tensor ones_src = ones({1}, {.dtype = kInt64, .device = indices.device()}).expand(one_sizes.ref());
-  scatter_into(OpId::Scatter, "one_hot", out, -1, indices.unsqueeze(-1), ones_src);
+  scatter_in_place(OpId::Scatter, "one_hot", out, -1, indices.unsqueeze(-1), ones_src);
   return out;
 }
 
@@ -151,14 +168,10 @@ Tensor Tensor::scatter_add(std::int64_t dim, const Tensor& index, const Tensor& 
   return hwaro::scatter_add(*this, dim, index, src);
 }
 Tensor& Tensor::scatter_(std::int64_t dim, const Tensor& index, const Tensor& src) {
-  scatter_into(OpId::Scatter, "scatter_", *this, dim, index, src);
-  ops::bump_version(*this);
-  return *this;
+  return scatter_in_place(OpId::Scatter, "scatter_", *this, dim, index, src);
 }
 Tensor& Tensor::scatter_add_(std::int64_t dim, const Tensor& index, const Tensor& src) {
-  scatter_into(OpId::ScatterAdd, "scatter_add_", *this, dim, index, src);
-  ops::bump_version(*this);
-  return *this;
+  return scatter_in_place(OpId::ScatterAdd, "scatter_add_", *this, dim, index, src);
 }
 
 }  // namespace hwaro
