@@ -31,7 +31,8 @@ inline float exp_nonpositive(float x) {
   x = std::bit_cast<float>((bits & ~underflow) | (kLowestBits & underflow));
   const float shifted = x * kLog2e + kRound;
   const float n = shifted - kRound;
-  const std::int32_t n_bits = std::bit_cast<std::int32_t>(shifted) - 0x4B400000;  // minus kRound's bits: n
+  // Unsigned arithmetic: for a NaN input these bits are garbage, and must not overflow a signed int.
+  const std::uint32_t n_bits = std::bit_cast<std::uint32_t>(shifted) - 0x4B400000u;  // minus kRound's bits: n
   const float r = (x - n * kLn2Hi) - n * kLn2Lo;
   float p = 1.0f / 720.0f;
   p = p * r + 1.0f / 120.0f;
@@ -40,7 +41,7 @@ inline float exp_nonpositive(float x) {
   p = p * r + 0.5f;
   p = p * r + 1.0f;
   p = p * r + 1.0f;
-  const float scale = std::bit_cast<float>((n_bits + 127) * (1 << 23));  // 2^n
+  const float scale = std::bit_cast<float>((n_bits + 127u) << 23);  // 2^n
   // An integer mask rather than a select around the multiply, for the same reason.
   return std::bit_cast<float>(std::bit_cast<std::uint32_t>(p * scale) & ~underflow);
 }
