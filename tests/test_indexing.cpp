@@ -164,6 +164,9 @@ TEST_F(Indexing, IndexSelectErrors) {
   EXPECT_TRUE(hw::test::throws_with<hw::Error>(
       [&] { hw::index_select(x, 0, hw::zeros({1, 1}, {.dtype = hw::kInt64})); },
       "index_select(): Index is supposed to be a vector (0-D or 1-D), but got 2-D index of shape"));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>(
+      [&] { hw::index_select(hw::scalar_tensor(1.0), 0, hw::tensor<std::int64_t>({0, 0})); },
+      "index_select(): Index to scalar can have only 1 value, got 2 value(s)"));
   const hw::Tensor other = hw::zeros({2}, {.dtype = hw::kInt64, .device = hw::test::other_device()});
   EXPECT_TRUE(hw::test::throws_with<hw::DeviceMismatchError>([&] { hw::index_select(x, 0, other); },
                                                              device_message("index", "index_select")));

@@ -91,6 +91,8 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   HWARO_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector (0-D or 1-D), but got ",
               index.dim(), "-D index of shape ", index.sizes());
   const std::int64_t d = ops::wrap_dim(dim, x.dim());
+  HWARO_CHECK(x.dim() > 0 || index.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
+              index.numel(), " value(s)");
   const Tensor x1 = at_least_1d(x);
   const Tensor index1 = at_least_1d(index).to(kInt64);
   DimVector sizes(x1.sizes());
@@ -104,7 +106,7 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   args.ints[0] = d;
   ops::launch(OpId::IndexSelect, x.dtype(), x.device(), args);
   // A 0-d input keeps its 0-d shape (with one index), as in PyTorch.
-  return x.dim() == 0 && index1.numel() == 1 ? out.reshape({}) : out;
+  return x.dim() == 0 ? out.reshape({}) : out;
 }
 
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
