@@ -127,6 +127,27 @@ TEST_F(LinalgTest, AddmmWithBroadcastSelfAndScalars) {
                         tol, tol));
 }
 
+TEST_F(LinalgTest, BatchedTransposedAndPermutedOperandsAcrossDtypes) {
+  SCOPED_TRACE("seed " + std::to_string(seed_));
+  for (hw::DType dtype : {hw::kFloat32, hw::kFloat64, hw::kBFloat16}) {
+    SCOPED_TRACE(hw::dtype_name(dtype));
+    const double tol = tolerance(dtype, 9);
+    // a.transpose(1, 2): each batch matrix column-major; b.permute: batch stride smaller than a row's.
+    const hw::Tensor a = random({3, 9, 4}, dtype).transpose(1, 2);  // [3, 4, 9]
+    const hw::Tensor b = random({9, 3, 5}, dtype).permute({1, 0, 2});  // [3, 9, 5]
+    EXPECT_TRUE(all_close(values_of(hw::bmm(a, b)), reference_bmm(a, b), tol, tol));
+    EXPECT_TRUE(all_close(values_of(hw::matmul(a, b)), reference_bmm(a, b), tol, tol));
+    // addmm with self broadcast along columns ([M, 1]) in this dtype.
+    const hw::Tensor self = random({4, 1}, dtype), m1 = random({4, 9}, dtype), m2 = random({5, 9}, dtype).t();
+    std::vector<double> expected = reference_bmm(m1.unsqueeze(0), m2.unsqueeze(0));
+    const std::vector<double> sv = values_of(self);
+    for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = -1.5 * sv[i / 5] + 0.25 * expected[i];
+    const hw::Tensor out = hw::addmm(self, m1, m2, -1.5, 0.25);
+    EXPECT_EQ(out.dtype(), dtype);
+    EXPECT_TRUE(all_close(values_of(out), expected, 2 * tol, 2 * tol));
+  }
+}
+
 TEST_F(LinalgTest, ZeroSizeShapes) {
   const hw::Tensor k0 = hw::mm(hw::ones({3, 0}), hw::ones({0, 4}));
   EXPECT_EQ(k0.sizes(), hw::IntArrayRef({3, 4}));
