@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "reduction_reference.h"
+#include "support/reduction_reference.h"
 #include "support/test_support.h"
 
 namespace hw = hwaro;
