@@ -23,4 +23,16 @@ DeviceProperties get_device_properties(int index = 0);
 // Whether this hwaro was compiled with the CUDA backend.
 bool is_built();
 
+// ---- VRAM (Dev Tip 2): the caching allocator of each device ----
+// device -1 means the current device. Without a usable GPU the figures are 0, empty_cache()
+// does nothing and memory_summary() says so, so device-agnostic programs need no special case.
+// Set HWARO_CUDA_ALLOC=native to bypass the cache (every tensor a cudaMalloc/cudaFree) for debugging.
+void empty_cache();                                  // return cached, unused blocks to the driver
+std::size_t memory_allocated(int device = -1);       // bytes in tensors now
+std::size_t memory_reserved(int device = -1);        // bytes held from the driver (allocated + cached)
+std::size_t max_memory_allocated(int device = -1);   // peak of memory_allocated since the last reset
+std::size_t max_memory_reserved(int device = -1);
+void reset_peak_memory_stats(int device = -1);
+std::string memory_summary(int device = -1);         // a readable table
+
 }  // namespace hwaro::cuda

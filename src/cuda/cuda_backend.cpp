@@ -1,4 +1,4 @@
-// The CUDA backend as far as the foundation needs it: devices, plain cudaMalloc memory,
+// The CUDA backend as far as the foundation needs it: devices, the caching allocator,
 // each device's default stream and copies. Kernels arrive with the CUDA backend proper;
 // until then an op on a CUDA tensor says that its kernel is not implemented on cuda.
 #include "cuda/cuda_backend.h"
@@ -9,33 +9,12 @@
 #include <vector>
 
 #include "core/backend_registry.h"
+#include "cuda/caching_device_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_query.h"
 
 namespace hwaro::cuda {
 namespace {
-
-class DeviceAllocator final : public Allocator {
- public:
-  explicit DeviceAllocator(int index) : index_(index) {}
-  DataPtr allocate(std::size_t nbytes) override {
-    const Device device(DeviceType::CUDA, index_);
-    if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, device);
-    HWARO_CUDA_CHECK(cudaSetDevice(index_));
-    void* p = nullptr;
-    const cudaError_t status = cudaMalloc(&p, nbytes);
-    if (status != cudaSuccess) {
-      cudaGetLastError();
-      throw OutOfMemoryError(hwaro::detail::str_cat("CUDA out of memory on ", device, ": tried to allocate ", nbytes,
-                                                    " bytes (", cudaGetErrorString(status),
-                                                    "); use a smaller batch size"));
-    }
-    return DataPtr(p, nullptr, [](void*, void* data) { cudaFree(data); }, device);
-  }
-
- private:
-  int index_;
-};
 
 class DefaultStream final : public Stream {
  public:
@@ -54,7 +33,7 @@ class CudaBackend final : public Backend {
  public:
   CudaBackend() {
     for (int i = 0; i < device_count(); ++i) {
-      allocators_.push_back(std::make_unique<DeviceAllocator>(i));
+      allocators_.push_back(std::make_unique<CachingDeviceAllocator>(i));
       streams_.push_back(std::make_unique<DefaultStream>(i));
     }
   }
@@ -76,7 +55,7 @@ class CudaBackend final : public Backend {
   KernelFn kernel(OpId, DType) const override { return nullptr; }
 
  private:
-  std::vector<std::unique_ptr<DeviceAllocator>> allocators_;
+  std::vector<std::unique_ptr<CachingDeviceAllocator>> allocators_;
   std::vector<std::unique_ptr<DefaultStream>> streams_;
 };
 

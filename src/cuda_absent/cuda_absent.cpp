@@ -13,4 +13,12 @@ DeviceProperties get_device_properties(int index) {
   throw IndexError(detail::str_cat("CUDA device ", index, " does not exist: ", unavailable_reason()));
 }
 
+void empty_cache() {}
+std::size_t memory_allocated(int) { return 0; }
+std::size_t memory_reserved(int) { return 0; }
+std::size_t max_memory_allocated(int) { return 0; }
+std::size_t max_memory_reserved(int) { return 0; }
+void reset_peak_memory_stats(int) {}
+std::string memory_summary(int) { return "no CUDA memory to summarise: " + unavailable_reason() + "\n"; }
+
 }  // namespace hwaro::cuda

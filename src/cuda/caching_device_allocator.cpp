@@ -1,0 +1,95 @@
+#include "cuda/caching_device_allocator.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "cuda/cuda_check.h"
+
+namespace hwaro::cuda {
+
+bool native_allocation_requested() {
+  const char* mode = std::getenv("HWARO_CUDA_ALLOC");
+  return mode != nullptr && std::strcmp(mode, "native") == 0;
+}
+
+// cudaMalloc / cudaFree on one device; nullptr when the driver has no memory left.
+class CachingDeviceAllocator::CudaBacking final : public BackingAllocator {
+ public:
+  explicit CudaBacking(int device) : device_(device) {}
+  void* raw_alloc(std::size_t nbytes) override {
+    HWARO_CUDA_CHECK(cudaSetDevice(device_));
+    void* p = nullptr;
+    if (cudaMalloc(&p, nbytes) != cudaSuccess) {
+      cudaGetLastError();  // an out-of-memory failure is not sticky; clear it for the retry
+      return nullptr;
+    }
+    return p;
+  }
+  void raw_free(void* ptr) override {
+    HWARO_CUDA_CHECK(cudaSetDevice(device_));
+    HWARO_CUDA_CHECK(cudaFree(ptr));
+  }
+
+ private:
+  int device_;
+};
+
+// Events that tell the cache when a stream has passed the last use of a freed block.
+class CachingDeviceAllocator::CudaEvents final : public StreamSync {
+ public:
+  explicit CudaEvents(int device) : device_(device) {}
+  EventHandle record(StreamId stream) override {
+    HWARO_CUDA_CHECK(cudaSetDevice(device_));
+    cudaEvent_t event = nullptr;
+    HWARO_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    HWARO_CUDA_CHECK(cudaEventRecord(event, reinterpret_cast<cudaStream_t>(stream)));
+    return reinterpret_cast<EventHandle>(event);
+  }
+  bool query(EventHandle event) override {
+    const cudaError_t status = cudaEventQuery(reinterpret_cast<cudaEvent_t>(event));
+    if (status == cudaErrorNotReady) {
+      cudaGetLastError();
+      return false;
+    }
+    HWARO_CUDA_CHECK(status);
+    return true;
+  }
+  void synchronize(EventHandle event) override {
+    HWARO_CUDA_CHECK(cudaEventSynchronize(reinterpret_cast<cudaEvent_t>(event)));
+  }
+  void release(EventHandle event) override { HWARO_CUDA_CHECK(cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event))); }
+
+ private:
+  int device_;
+};
+
+CachingDeviceAllocator::CachingDeviceAllocator(int device)
+    : device_(device),
+      native_(native_allocation_requested()),
+      backing_(std::make_unique<CudaBacking>(device)),
+      events_(std::make_unique<CudaEvents>(device)) {
+  if (!native_) {
+    cache_ = std::make_unique<BlockCache>(Device(DeviceType::CUDA, device).str(), *backing_, *events_);
+  }
+}
+
+CachingDeviceAllocator::~CachingDeviceAllocator() = default;
+
+DataPtr CachingDeviceAllocator::allocate(std::size_t nbytes) {
+  const Device device(DeviceType::CUDA, device_);
+  if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, device);
+  if (native_) {
+    void* p = backing_->raw_alloc(nbytes);
+    HWARO_CHECK_AS(OutOfMemoryError, p != nullptr, "CUDA out of memory on ", device, ": tried to allocate ", nbytes,
+                   " bytes with HWARO_CUDA_ALLOC=native (no cache); use a smaller batch size");
+    return DataPtr(p, backing_.get(), [](void* backing, void* data) { static_cast<CudaBacking*>(backing)->raw_free(data); },
+                   device);
+  }
+  // The default stream for now; streams of their own arrive with the CUDA execution model.
+  void* p = cache_->allocate(nbytes, StreamId{0});
+  return DataPtr(p, cache_.get(), [](void* cache, void* data) { static_cast<BlockCache*>(cache)->free(data); }, device);
+}
+
+}  // namespace hwaro::cuda
