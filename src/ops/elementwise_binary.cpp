@@ -112,12 +112,17 @@ Tensor& Tensor::sub_(const Scalar& other) {
 }
 
 // ---- mul / div ----
-Tensor mul(const Tensor& a, const Tensor& b) {
-  ops::check_same_device("mul", {{"self", a}, {"other", b}});
+namespace {
+// A binary op computed and returned in the promoted dtype of its inputs.
+Tensor promoted_binary(OpId op, const char* name, const Tensor& a, const Tensor& b) {
+  ops::check_same_device(name, {{"self", a}, {"other", b}});
   const DType dt = result_type(a, b);
   KernelArgs args;
-  return ops::binary(OpId::Mul, "mul", a, b, dt, dt, args);
+  return ops::binary(op, name, a, b, dt, dt, args);
 }
+}  // namespace
+
+Tensor mul(const Tensor& a, const Tensor& b) { return promoted_binary(OpId::Mul, "mul", a, b); }
 // True division: integer and bool inputs give float32, so an integer zero divisor gives inf or
 // nan (as torch.div), never a trap.
 Tensor div(const Tensor& a, const Tensor& b) {
@@ -211,18 +216,8 @@ Tensor& Tensor::pow_(const Scalar& exponent) {
 }
 
 // ---- maximum / minimum ----
-Tensor maximum(const Tensor& a, const Tensor& b) {
-  ops::check_same_device("maximum", {{"self", a}, {"other", b}});
-  const DType dt = result_type(a, b);
-  KernelArgs args;
-  return ops::binary(OpId::Maximum, "maximum", a, b, dt, dt, args);
-}
-Tensor minimum(const Tensor& a, const Tensor& b) {
-  ops::check_same_device("minimum", {{"self", a}, {"other", b}});
-  const DType dt = result_type(a, b);
-  KernelArgs args;
-  return ops::binary(OpId::Minimum, "minimum", a, b, dt, dt, args);
-}
+Tensor maximum(const Tensor& a, const Tensor& b) { return promoted_binary(OpId::Maximum, "maximum", a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return promoted_binary(OpId::Minimum, "minimum", a, b); }
 Tensor Tensor::maximum(const Tensor& other) const { return hwaro::maximum(*this, other); }
 Tensor Tensor::minimum(const Tensor& other) const { return hwaro::minimum(*this, other); }
 
