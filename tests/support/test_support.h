@@ -18,7 +18,8 @@ namespace hwaro::test {
 // with HWARO_TEST_SEED=<seed>.
 std::uint64_t fresh_seed();
 
-// Values uniform in [lo, hi) (integers for integral dtypes, 0/1 for bool), on `device`.
+// Values uniform in [lo, hi) for floating dtypes, integers in [lo, hi] (both ends included) for
+// integral ones, 0/1 for bool; on `device`.
 Tensor random_tensor(IntArrayRef sizes, DType dtype, std::mt19937_64& rng, double lo = -2.0, double hi = 2.0,
                      Device device = Device(DeviceType::CPU));
 
