@@ -66,24 +66,26 @@ std::pair<double, double> exact_integer_range(DType dtype) {
 
 }  // namespace
 
-Tensor rand(IntArrayRef sizes, const TensorOptions& options, Generator* generator) {
-  const DType dtype = floating_dtype("rand", options);
+namespace {
+// rand and randn: a floating tensor from a standard distribution (U[0, 1) or N(0, 1)).
+Tensor standard_draw(OpId op, const char* name, IntArrayRef sizes, const TensorOptions& options,
+                     Generator* generator) {
+  const DType dtype = floating_dtype(name, options);
   Tensor t = draw_target(sizes, dtype, options);
   KernelArgs args;
   args.scalars[0] = 0.0;
   args.scalars[1] = 1.0;
-  draw(OpId::RandUniform, t, dtype == kFloat64, generator_or_default(generator), args);
+  draw(op, t, dtype == kFloat64, generator_or_default(generator), args);
   return finish(t, options);
+}
+}  // namespace
+
+Tensor rand(IntArrayRef sizes, const TensorOptions& options, Generator* generator) {
+  return standard_draw(OpId::RandUniform, "rand", sizes, options, generator);
 }
 
 Tensor randn(IntArrayRef sizes, const TensorOptions& options, Generator* generator) {
-  const DType dtype = floating_dtype("randn", options);
-  Tensor t = draw_target(sizes, dtype, options);
-  KernelArgs args;
-  args.scalars[0] = 0.0;
-  args.scalars[1] = 1.0;
-  draw(OpId::RandNormal, t, dtype == kFloat64, generator_or_default(generator), args);
-  return finish(t, options);
+  return standard_draw(OpId::RandNormal, "randn", sizes, options, generator);
 }
 
 Tensor randint(std::int64_t low, std::int64_t high, IntArrayRef sizes, const TensorOptions& options,
