@@ -13,8 +13,13 @@ if(NOT HWARO_CUDA STREQUAL "OFF")
       set(CMAKE_CUDA_ARCHITECTURES 80-real 90)
     endif()
     enable_language(CUDA)
+    # CMake 3.25 does not know nvcc's C++20 flag (nvcc 12 and later have it), so tell it.
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+    # The constexpr helpers of src/kernels/ and <limits> are called from device code.
+    string(APPEND CMAKE_CUDA_FLAGS " --expt-relaxed-constexpr")
     find_package(CUDAToolkit REQUIRED)
     set(HWARO_WITH_CUDA ON)
   elseif(HWARO_CUDA STREQUAL "ON")

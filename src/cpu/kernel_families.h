@@ -1,6 +1,6 @@
 #pragma once
 // One registration function per CPU kernel family; each lives in the .cpp of its family.
-#include "cpu/kernel_table.h"
+#include "core/kernel_table.h"
 
 namespace hwaro::cpu {
 void register_copy_kernels(KernelTable& table);        // Copy, Fill, Arange

@@ -1,6 +1,5 @@
-// The CUDA backend as far as the foundation needs it: devices, the caching allocator,
-// each device's default stream and copies. Kernels arrive with the CUDA backend proper;
-// until then an op on a CUDA tensor says that its kernel is not implemented on cuda.
+// The CUDA backend: devices, the caching allocator, each device's default stream,
+// copies, and the kernel table that the families of kernel_families.h fill.
 #include "cuda/cuda_backend.h"
 
 #include <cuda_runtime_api.h>
@@ -12,6 +11,7 @@
 #include "cuda/caching_device_allocator.h"
 #include "cuda/cuda_check.h"
 #include "cuda/device_query.h"
+#include "cuda/kernel_families.h"
 
 namespace hwaro::cuda {
 namespace {
@@ -36,6 +36,14 @@ class CudaBackend final : public Backend {
       allocators_.push_back(std::make_unique<CachingDeviceAllocator>(i));
       streams_.push_back(std::make_unique<DefaultStream>(i));
     }
+    register_copy_kernels(table_);
+    register_unary_kernels(table_);
+    register_binary_kernels(table_);
+    register_reduction_kernels(table_);
+    register_softmax_kernels(table_);
+    register_matmul_kernels(table_);
+    register_index_kernels(table_);
+    register_random_kernels(table_);
   }
   DeviceType type() const override { return DeviceType::CUDA; }
   int device_count() const override { return detail::availability().device_count; }
@@ -52,11 +60,12 @@ class CudaBackend final : public Backend {
                                      static_cast<cudaStream_t>(stream.native_handle())));
   }
   void synchronize(int index) override { streams_.at(static_cast<std::size_t>(index))->synchronize(); }
-  KernelFn kernel(OpId, DType) const override { return nullptr; }
+  KernelFn kernel(OpId op, DType dtype) const override { return table_.get(op, dtype); }
 
  private:
   std::vector<std::unique_ptr<CachingDeviceAllocator>> allocators_;
   std::vector<std::unique_ptr<DefaultStream>> streams_;
+  KernelTable table_;
 };
 
 }  // namespace

@@ -1,11 +1,11 @@
 #pragma once
-// KernelTable: the CPU backend's (op, dtype) -> kernel map, filled at start-up
+// KernelTable: a backend's (op, dtype) -> kernel map, filled at start-up
 // by one register_*_kernels function per kernel family (kernel_families.h).
 #include "core/kernel_args.h"
 #include "core/op_id.h"
 #include "hwaro/dtype.h"
 
-namespace hwaro::cpu {
+namespace hwaro {
 
 class KernelTable {
  public:
@@ -21,7 +21,7 @@ class KernelTable {
   KernelFn fns_[kNumOps][kNumDTypes] = {};
 };
 
-}  // namespace hwaro::cpu
+}  // namespace hwaro
 
 // Type lists for set_types.
 #define HWARO_ALL_TYPES bool, std::uint8_t, std::int32_t, std::int64_t, Half, BFloat16, float, double
