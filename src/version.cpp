@@ -1,8 +1,17 @@
 #include "hwaro/version.h"
 
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include "cpu/blas_threads.h"
+#include "hwaro/errors.h"
+
+#ifdef HWARO_WITH_CUDA
+#include <cublas_api.h>
+#include <cudnn_version.h>
+#include <nccl.h>
+#endif
 
 namespace hwaro {
 
@@ -20,8 +29,26 @@ BuildInfo build_info() {
 #ifdef HWARO_WITH_CUDA
   info.cuda_built = true;
   info.cuda_version = HWARO_CUDA_VERSION;
+  info.cublas_version = detail::str_cat(CUBLAS_VER_MAJOR, ".", CUBLAS_VER_MINOR, ".", CUBLAS_VER_PATCH);
+  info.cudnn_version = detail::str_cat(CUDNN_MAJOR, ".", CUDNN_MINOR, ".", CUDNN_PATCHLEVEL);
+  info.nccl_version = detail::str_cat(NCCL_MAJOR, ".", NCCL_MINOR, ".", NCCL_PATCH);
 #endif
   info.blas = std::string(cpu::blas_config()) + " (core " + cpu::blas_core_name() + ")";
+  return info;
+}
+
+HostInfo host_info() {
+  HostInfo info;
+  info.cpu_model = "unknown";
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) info.cpu_model = line.substr(line.find_first_not_of(' ', colon + 1));
+      break;
+    }
+  }
+  info.logical_cores = static_cast<int>(std::thread::hardware_concurrency());
   return info;
 }
 

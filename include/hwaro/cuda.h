@@ -12,6 +12,7 @@ struct DeviceProperties {
   int multi_processor_count = 0;
   int major = 0;  // compute capability major.minor
   int minor = 0;
+  int clock_rate_khz = 0;  // the SM clock at its peak, for peak-throughput estimates
 };
 
 bool is_available();

@@ -37,8 +37,10 @@ DeviceProperties get_device_properties(int index) {
                  " device(s) visible", count == 0 ? " (" + unavailable_reason() + ")" : std::string());
   cudaDeviceProp prop{};
   HWARO_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  int clock_khz = 0;  // cudaDeviceProp::clockRate is gone in CUDA 13; the attribute remains
+  HWARO_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, index));
   return {.name = prop.name, .total_memory = prop.totalGlobalMem, .multi_processor_count = prop.multiProcessorCount,
-          .major = prop.major, .minor = prop.minor};
+          .major = prop.major, .minor = prop.minor, .clock_rate_khz = clock_khz};
 }
 
 std::string get_device_name(int index) { return get_device_properties(index).name; }

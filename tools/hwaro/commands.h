@@ -1,0 +1,8 @@
+#pragma once
+// The subcommands of `hwaro`; each adds itself to the CLI11 app and runs when chosen.
+#include <CLI/CLI.hpp>
+
+namespace hwaro_cli {
+void add_info_command(CLI::App& app);   // guide §2: what hardware and build this is
+
+}  // namespace hwaro_cli

@@ -1,0 +1,90 @@
+// `hwaro info` (guide §2): is CUDA there and if not why, each device's name, memory,
+// multiprocessors and compute capability, the CPU and BLAS, and how hwaro was built.
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.h"
+#include "hwaro/hwaro.h"
+
+namespace hw = hwaro;
+
+namespace hwaro_cli {
+namespace {
+
+nlohmann::json info_as_json() {
+  const hw::BuildInfo build = hw::build_info();
+  const hw::HostInfo host = hw::host_info();
+  nlohmann::json devices = nlohmann::json::array();
+  for (int i = 0; i < hw::cuda::device_count(); ++i) {
+    const auto p = hw::cuda::get_device_properties(i);
+    devices.push_back({{"device", "cuda:" + std::to_string(i)},
+                       {"name", p.name},
+                       {"total_memory_bytes", p.total_memory},
+                       {"multi_processor_count", p.multi_processor_count},
+                       {"compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor)},
+                       {"clock_rate_khz", p.clock_rate_khz}});
+  }
+  return {
+      {"version", build.version},
+      {"cuda", {{"available", hw::cuda::is_available()},
+                {"reason_unavailable", hw::cuda::unavailable_reason()},
+                {"device_count", hw::cuda::device_count()},
+                {"devices", devices}}},
+      {"cpu", {{"model", host.cpu_model}, {"logical_cores", host.logical_cores}, {"threads", hw::get_num_threads()}}},
+      {"blas", build.blas},
+      {"default_device", hw::default_device().str()},
+      {"build", {{"type", build.build_type},
+                 {"compiler", build.compiler},
+                 {"cuda_backend", build.cuda_built},
+                 {"cuda", build.cuda_version},
+                 {"cublas", build.cublas_version},
+                 {"cudnn", build.cudnn_version},
+                 {"nccl", build.nccl_version}}},
+  };
+}
+
+void print_info() {
+  const hw::BuildInfo build = hw::build_info();
+  const hw::HostInfo host = hw::host_info();
+  std::cout << "hwaro " << build.version << "\n\n";
+  if (hw::cuda::is_available()) {
+    std::cout << "CUDA available: yes, " << hw::cuda::device_count() << " device(s)\n";
+    for (int i = 0; i < hw::cuda::device_count(); ++i) {
+      const auto p = hw::cuda::get_device_properties(i);
+      std::cout << "  cuda:" << i << "  " << p.name << ", " << (p.total_memory >> 20) << " MiB, "
+                << p.multi_processor_count << " multiprocessors, compute capability " << p.major << "." << p.minor
+                << "\n";
+    }
+  } else {
+    std::cout << "CUDA available: no (" << hw::cuda::unavailable_reason() << ")\n";
+  }
+  std::cout << "default device: " << hw::default_device() << "\n\n";
+  std::cout << "CPU: " << host.cpu_model << ", " << host.logical_cores << " logical cores, hwaro uses "
+            << hw::get_num_threads() << " threads\n";
+  std::cout << "BLAS: " << build.blas << "\n\n";
+  std::cout << "build: " << build.build_type << ", " << build.compiler << "\n";
+  if (build.cuda_built) {
+    std::cout << "  CUDA backend: on (CUDA " << build.cuda_version << ", cuBLAS " << build.cublas_version
+              << ", cuDNN " << build.cudnn_version << ", NCCL " << build.nccl_version << ")\n";
+  } else {
+    std::cout << "  CUDA backend: off\n";
+  }
+}
+
+}  // namespace
+
+void add_info_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand("info", "what hardware is there (guide §2) and how hwaro was built");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "print the same facts as one JSON object, for scripts");
+  cmd->callback([json] {
+    if (*json) {
+      std::cout << info_as_json().dump(2) << "\n";
+    } else {
+      print_info();
+    }
+  });
+}
+
+}  // namespace hwaro_cli
