@@ -1,5 +1,6 @@
 #pragma once
 // The umbrella header: #include <hwaro/hwaro.h> and namespace hw = hwaro;
+#include "hwaro/autograd.h"
 #include "hwaro/cuda.h"
 #include "hwaro/device.h"
 #include "hwaro/dtype.h"

@@ -22,6 +22,9 @@ namespace hwaro {
 
 class TensorImpl;
 class Tensor;
+namespace autograd {
+class Node;
+}
 
 class Tensor {
  public:
@@ -57,8 +60,25 @@ class Tensor {
   std::uint32_t version() const;
   TensorOptions options() const;
 
+  // ---- autograd (see hwaro/autograd.h) ----
   bool requires_grad() const;
-  Tensor& set_requires_grad(bool value);
+  Tensor& set_requires_grad(bool value);  // leaves only; floating dtypes only
+  Tensor& requires_grad_(bool value = true) { return set_requires_grad(value); }
+  // The accumulated gradient of a leaf (undefined until a backward reaches it).
+  const Tensor& grad() const;
+  // The gradient slot itself, for optimisers: assign Tensor() to clear it.
+  Tensor& mutable_grad() const;
+  // The node that made this tensor; null for leaves and for tensors made without grad.
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  // Makes a non-leaf keep its .grad() too.
+  void retain_grad() const;
+  bool retains_grad() const;
+  // Computes gradients of this tensor w.r.t. the graph's leaves. gradient: d(out)/d(this);
+  // may be omitted for a one-element tensor.
+  void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
+  // Points this tensor at new_data's storage, keeping its identity (as LibTorch's set_data).
+  void set_data(const Tensor& new_data) const;
 
   // ---- raw data (CPU tensors; dtype checked) ----
   void* data_ptr() const;

@@ -12,6 +12,16 @@ std::ostream& operator<<(std::ostream& out, IntArrayRef values) {
   return out << ']';
 }
 
+void TensorImpl::set_data(const TensorImpl& other) {
+  storage_ = other.storage_;
+  sizes_ = other.sizes_;
+  strides_ = other.strides_;
+  storage_offset_ = other.storage_offset_;
+  numel_ = other.numel_;
+  dtype_ = other.dtype_;
+  contiguous_ = other.contiguous_;
+}
+
 DimVector contiguous_strides(IntArrayRef sizes) {
   DimVector strides(sizes.size());
   std::int64_t stride = 1;

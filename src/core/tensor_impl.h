@@ -10,6 +10,12 @@
 
 namespace hwaro {
 
+// What autograd keeps per tensor (its gradient, the node that made it). Defined by the
+// autograd layer; core only owns the slot, so that tensors below autograd stay plain.
+struct AutogradMetaBase {
+  virtual ~AutogradMetaBase() = default;
+};
+
 class TensorImpl {
  public:
   TensorImpl(std::shared_ptr<Storage> storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
@@ -32,6 +38,12 @@ class TensorImpl {
 
   bool requires_grad() const { return requires_grad_; }
   void set_requires_grad(bool value) { requires_grad_ = value; }
+  AutogradMetaBase* autograd_meta() const { return autograd_meta_.get(); }
+  void set_autograd_meta(std::unique_ptr<AutogradMetaBase> meta) { autograd_meta_ = std::move(meta); }
+
+  // Points this tensor at other's storage and geometry (dtype included), keeping its identity:
+  // what Module::to() does to a parameter so that every holder of the handle sees the move.
+  void set_data(const TensorImpl& other);
 
  private:
   std::shared_ptr<Storage> storage_;
@@ -42,6 +54,7 @@ class TensorImpl {
   DType dtype_;
   bool contiguous_;
   bool requires_grad_ = false;
+  std::unique_ptr<AutogradMetaBase> autograd_meta_;
 };
 
 // Row-major strides for sizes.

@@ -1,6 +1,7 @@
 // cat and stack: every input copied into its narrow() slice of one new output.
 #include "core/tensor_impl.h"
 #include "hwaro/ops.h"
+#include "ops/grad_record.h"
 #include "ops/op_helpers.h"
 
 namespace hwaro {
@@ -53,6 +54,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
 
   DimVector sizes(reference->sizes());
   sizes[static_cast<std::size_t>(d)] = total;
+  ops::GradScope grad(tensors);
   Tensor out = ops::new_tensor(sizes.ref(), dtype, device);
   std::int64_t offset = 0;
   for (const Tensor& t : tensors) {
@@ -60,6 +62,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     out.narrow(d, offset, t.size(d)).copy_(t);
     offset += t.size(d);
   }
+  if (grad.active() && is_floating_point(dtype)) grad.record(out, {.kind = ops::GradOp::Cat, .inputs = tensors, .ints = {d}});
   return out;
 }
 

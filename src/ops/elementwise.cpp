@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "ops/grad_record.h"
 #include "ops/op_helpers.h"
 
 namespace hwaro::ops {
@@ -32,6 +33,18 @@ Tensor wrap_scalar(const Scalar& value, DType dtype, Device device) {
 Tensor binary(OpId op, const char* name, const Tensor& a, const Tensor& b, DType compute, DType out_dtype,
               KernelArgs& params) {
   check_same_device(name, {{"self", a}, {"other", b}});
+  GradScope grad({&a, &b});
+  const Tensor out = binary_kernel(op, name, a, b, compute, out_dtype, params);
+  if (grad.active() && is_floating_point(out_dtype)) {
+    GradCall call{.kind = GradOp::Binary, .op = op, .inputs = {a, b}};
+    for (int i = 0; i < 4; ++i) call.reals[i] = params.scalars[i];
+    grad.record(out, std::move(call));
+  }
+  return out;
+}
+
+Tensor binary_kernel(OpId op, const char* name, const Tensor& a, const Tensor& b, DType compute, DType out_dtype,
+                     KernelArgs& params) {
   const Device device = a.device();
   if (a.dtype() == compute && b.dtype() == compute && a.sizes() == b.sizes()) {
     Tensor out = new_tensor(a.sizes(), out_dtype, device);
@@ -65,6 +78,7 @@ bool same_layout(const Tensor& a, const Tensor& b) {
 
 Tensor& binary_(OpId op, const char* name, Tensor& self, const Tensor& other, DType compute, KernelArgs& params) {
   check_same_device(name, {{"self", self}, {"other", other}});
+  check_inplace_grad(name, self, &other);
   check_inplace_dtype(name, self, compute);
   const DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), name);
   HWARO_CHECK(shape.ref() == self.sizes(), name, ": output with shape ", self.sizes(),
@@ -89,17 +103,25 @@ Tensor& binary_(OpId op, const char* name, Tensor& self, const Tensor& other, DT
 
 Tensor unary(OpId op, const char* name, const Tensor& x, DType compute, DType out_dtype, KernelArgs& params) {
   check_defined(name, {{"self", x}});
+  GradScope grad({&x});
   const Tensor cx = x.to(compute);
   Tensor out = new_tensor(x.sizes(), out_dtype, x.device());
   params.tensors[0] = view_of(out);
   params.tensors[1] = view_of(cx);
   params.num_tensors = 2;
   launch(op, compute, x.device(), params);
+  if (grad.active() && is_floating_point(out_dtype)) {
+    GradCall call{.kind = GradOp::Unary, .op = op, .inputs = {x}};
+    for (int i = 0; i < 4; ++i) call.reals[i] = params.scalars[i];
+    for (int i = 0; i < 4; ++i) call.ints.push_back(params.ints[i]);
+    grad.record(out, std::move(call));
+  }
   return out;
 }
 
 Tensor& unary_(OpId op, const char* name, Tensor& self, DType compute, KernelArgs& params) {
   check_defined(name, {{"self", self}});
+  check_inplace_grad(name, self);
   check_inplace_dtype(name, self, compute);
   if (compute != self.dtype()) {
     self.copy_(unary(op, name, self, compute, compute, params));

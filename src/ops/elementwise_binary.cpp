@@ -3,6 +3,7 @@
 // result dtype, broadcast by the kernel.
 #include "hwaro/ops.h"
 #include "ops/elementwise.h"
+#include "ops/grad_record.h"
 #include "ops/op_helpers.h"
 
 namespace hwaro {
@@ -226,6 +227,7 @@ namespace {
 Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b, DType dt) {
   HWARO_CHECK(condition.dtype() == DType::Bool, "where: expected condition to be a boolean tensor, but got a ",
               "tensor with dtype ", condition.dtype(), "; compare it first (e.g. x > 0) or convert with .to(kBool)");
+  ops::GradScope grad({&a, &b});
   const DimVector shape =
       ops::broadcast_shapes(ops::broadcast_shapes(condition.sizes(), a.sizes(), "where").ref(), b.sizes(), "where");
   const Tensor ca = a.to(dt), cb = b.to(dt);
@@ -238,6 +240,9 @@ Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b, DTy
   args.tensors[3] = ops::broadcast_view(cb, shape, b_strides);
   args.num_tensors = 4;
   ops::launch(OpId::Where, dt, out.device(), args);
+  if (grad.active() && is_floating_point(dt)) {
+    grad.record(out, {.kind = ops::GradOp::Where, .inputs = {a, b}, .saved = {condition}});
+  }
   return out;
 }
 }  // namespace
@@ -269,6 +274,7 @@ void check_masked_fill(const char* name, const Tensor& self, const Tensor& mask)
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   check_masked_fill("masked_fill_", *this, mask);
+  ops::check_inplace_grad("masked_fill_", *this);
   // The value is cast to self's dtype, as PyTorch does.
   const Tensor fill = ops::wrap_scalar(value, dtype(), device());
   DimVector m_strides, v_strides;
@@ -284,8 +290,10 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
 }
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   check_masked_fill("masked_fill", *this, mask);
+  ops::GradScope grad({this});
   Tensor out = clone();
   out.masked_fill_(mask, value);
+  if (grad.active()) grad.record(out, {.kind = ops::GradOp::MaskedFill, .inputs = {*this}, .saved = {mask}});
   return out;
 }
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) { return x.masked_fill(mask, value); }

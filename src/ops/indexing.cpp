@@ -2,6 +2,7 @@
 // Shape rules are PyTorch's; index bounds are checked by the kernels (IndexError).
 #include "core/tensor_impl.h"
 #include "hwaro/ops.h"
+#include "ops/grad_record.h"
 #include "ops/op_helpers.h"
 
 namespace hwaro {
@@ -68,8 +69,13 @@ void launch_scatter(OpId id, const Tensor& out, std::int64_t d, const Tensor& in
 Tensor scatter_copy(OpId id, const char* op, const Tensor& self, std::int64_t dim, const Tensor& index,
                     const Tensor& src) {
   const std::int64_t d = check_scatter(id, op, self, dim, index, src);
+  ops::GradScope grad({&self, &src});
   Tensor out = self.clone();
   launch_scatter(id, out, d, index, src);
+  if (grad.active()) {
+    grad.record(out, {.kind = id == OpId::Scatter ? ops::GradOp::Scatter : ops::GradOp::ScatterAdd,
+                      .inputs = {self, src}, .saved = {index}, .ints = {d}});
+  }
   return out;
 }
 
@@ -77,6 +83,7 @@ Tensor scatter_copy(OpId id, const char* op, const Tensor& self, std::int64_t di
 Tensor& scatter_in_place(OpId id, const char* op, Tensor& self, std::int64_t dim, const Tensor& index,
                          const Tensor& src) {
   const std::int64_t d = check_scatter(id, op, self, dim, index, src);
+  ops::check_inplace_grad(op, self, &src);
   launch_scatter(id, self, d, index, src);
   ops::bump_version(self);
   return self;
@@ -91,6 +98,7 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   HWARO_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector (0-D or 1-D), but got ",
               index.dim(), "-D index of shape ", index.sizes());
   const std::int64_t d = ops::wrap_dim(dim, x.dim());
+  ops::GradScope grad({&x});
   HWARO_CHECK(x.dim() > 0 || index.numel() == 1, "index_select(): Index to scalar can have only 1 value, got ",
               index.numel(), " value(s)");
   const Tensor x1 = at_least_1d(x);
@@ -106,7 +114,9 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   args.ints[0] = d;
   ops::launch(OpId::IndexSelect, x.dtype(), x.device(), args);
   // A 0-d input keeps its 0-d shape (with one index), as in PyTorch.
-  return x.dim() == 0 ? out.reshape({}) : out;
+  const Tensor result = x.dim() == 0 ? out.reshape({}) : out;
+  if (grad.active()) grad.record(result, {.kind = ops::GradOp::IndexSelect, .inputs = {x}, .saved = {index1}, .ints = {d}});
+  return result;
 }
 
 Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
@@ -114,6 +124,7 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
   check_index_dtype("gather", index);
   const std::int64_t d = ops::wrap_dim(dim, x.dim());
   check_scatter_gather_shapes("gather", x, d, index, nullptr);
+  ops::GradScope grad({&x});
   Tensor out = ops::new_tensor(index.sizes(), x.dtype(), x.device());
   const Tensor x1 = at_least_1d(x), index1 = at_least_1d(index), out1 = at_least_1d(out);
   KernelArgs args;
@@ -123,6 +134,7 @@ Tensor gather(const Tensor& x, std::int64_t dim, const Tensor& index) {
   args.num_tensors = 3;
   args.ints[0] = d;
   ops::launch(OpId::Gather, x.dtype(), x.device(), args);
+  if (grad.active()) grad.record(out, {.kind = ops::GradOp::Gather, .inputs = {x}, .saved = {index}, .ints = {d}});
   return out;
 }
 

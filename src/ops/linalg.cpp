@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hwaro/ops.h"
+#include "ops/grad_record.h"
 #include "ops/op_helpers.h"
 
 namespace hwaro {
@@ -63,9 +64,11 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   HWARO_CHECK(a.size(1) == b.size(0), "mm: mat1 and mat2 shapes cannot be multiplied (", shape_text(a), " and ",
               shape_text(b), ")");
   check_matmul_dtypes("mm", a, b);
+  ops::GradScope grad({&a, &b});
   Tensor out = ops::new_tensor({a.size(0), b.size(1)}, a.dtype(), a.device());
   Tensor out3 = out.unsqueeze(0);
   gemm_into(out3, a.unsqueeze(0), b.unsqueeze(0), 1.0, 0.0);
+  if (grad.active()) grad.record(out, {.kind = ops::GradOp::Mm, .inputs = {a, b}});
   return out;
 }
 
@@ -77,8 +80,10 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   HWARO_CHECK(a.size(2) == b.size(1), "bmm: batch1 and batch2 shapes cannot be multiplied (", shape_text(a), " and ",
               shape_text(b), ")");
   check_matmul_dtypes("bmm", a, b);
+  ops::GradScope grad({&a, &b});
   Tensor out = ops::new_tensor({a.size(0), a.size(1), b.size(2)}, a.dtype(), a.device());
   gemm_into(out, a, b, 1.0, 0.0);
+  if (grad.active()) grad.record(out, {.kind = ops::GradOp::Bmm, .inputs = {a, b}});
   return out;
 }
 
@@ -93,11 +98,18 @@ Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar&
   const std::int64_t m = a.size(0), n = b.size(1);
   HWARO_CHECK(ops::broadcast_shapes(self.sizes(), {m, n}, "addmm").ref() == IntArrayRef({m, n}),
               "addmm: self of shape ", self.sizes(), " cannot be broadcast to the result's shape [", m, ", ", n, "]");
+  ops::GradScope grad({&self, &a, &b});
   Tensor out = ops::new_tensor({m, n}, a.dtype(), a.device());
   const double beta_value = beta.to_double();
   if (beta_value != 0.0) out.copy_(self);
   Tensor out3 = out.unsqueeze(0);
   gemm_into(out3, a.unsqueeze(0), b.unsqueeze(0), alpha.to_double(), beta_value);
+  if (grad.active()) {
+    ops::GradCall call{.kind = ops::GradOp::Addmm, .inputs = {self, a, b}};
+    call.reals[0] = beta_value;
+    call.reals[1] = alpha.to_double();
+    grad.record(out, std::move(call));
+  }
   return out;
 }
 

@@ -1,6 +1,7 @@
 // Primitive reductions: sum, prod, max/min (with indices), amax/amin, argmax/argmin, all/any,
 // and mean (sum divided by the count), as free functions and Tensor methods.
 #include "hwaro/ops.h"
+#include "ops/grad_record.h"
 #include "ops/op_helpers.h"
 #include "ops/reduction_layout.h"
 
@@ -14,6 +15,9 @@ bool is_integer_like(DType dt) { return is_integral(dt) || dt == DType::Bool; }
 Tensor arithmetic_reduce(OpId op, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim,
                          std::optional<DType> dtype) {
   ops::check_defined(name, {{"self", x}});
+  ops::GradScope grad({&x});
+  HWARO_CHECK(!grad.active() || op == OpId::Sum, name, ": its gradient is not implemented; ",
+              "compute the product from differentiable ops (e.g. exp(log(x).sum()) for positive x)");
   ops::ReductionLayout layout = ops::reduction_layout(name, x, dims);
   if (dtype && *dtype != layout.input.dtype()) layout.input = layout.input.to(*dtype);
   const DType in_dtype = layout.input.dtype();
@@ -21,7 +25,11 @@ Tensor arithmetic_reduce(OpId op, const char* name, const Tensor& x, IntArrayRef
   Tensor out = ops::new_tensor(layout.out_sizes(keepdim).ref(), kernel_out, x.device());
   KernelArgs args = ops::reduction_args(layout, {out});
   ops::launch(op, in_dtype, x.device(), args);
-  return dtype && *dtype != kernel_out ? out.to(*dtype) : out;
+  const Tensor result = dtype && *dtype != kernel_out ? out.to(*dtype) : out;
+  if (grad.active() && is_floating_point(result.dtype())) {
+    grad.record(result, {.kind = ops::GradOp::Sum, .inputs = {x}, .ints = DimVector(dims), .flag = keepdim});
+  }
+  return result;
 }
 
 // PyTorch's errors for an extremum over nothing.
@@ -40,6 +48,7 @@ void check_nonempty(const char* name, const Tensor& x, const ops::ReductionLayou
 // Max or Min over dims: values and int64 indices into the (flattened) reduced dims.
 std::tuple<Tensor, Tensor> extremum(OpId op, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim) {
   ops::check_defined(name, {{"self", x}});
+  ops::GradScope grad({&x});
   const ops::ReductionLayout layout = ops::reduction_layout(name, x, dims);
   check_nonempty(name, x, layout, dims);
   const DimVector& sizes = layout.out_sizes(keepdim);
@@ -47,6 +56,7 @@ std::tuple<Tensor, Tensor> extremum(OpId op, const char* name, const Tensor& x, 
   Tensor indices = ops::new_tensor(sizes.ref(), DType::Int64, x.device());
   KernelArgs args = ops::reduction_args(layout, {values, indices});
   ops::launch(op, x.dtype(), x.device(), args);
+  if (grad.active()) grad.record(values, {.kind = ops::GradOp::Extremum, .inputs = {x}, .ints = DimVector(dims), .flag = keepdim});
   return {values, indices};
 }
 
@@ -79,7 +89,7 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
   const bool narrow = x.dtype() == DType::Float16 || x.dtype() == DType::BFloat16;
   Tensor out = hwaro::sum(x, dims, keepdim, narrow ? std::optional<DType>(DType::Float32) : std::nullopt);
   // An empty reduction is 0 / 0 = NaN, as PyTorch.
-  out.div_(static_cast<double>(count));
+  out = out.div(static_cast<double>(count));
   return narrow ? out.to(x.dtype()) : out;
 }
 Tensor Tensor::mean() const { return hwaro::mean(*this); }

@@ -1,6 +1,7 @@
 // softmax and log_softmax over one dim: the input as contiguous [outer, R, inner] (no copy when
 // already contiguous), one dedicated kernel per op (the maximum subtracted for stability).
 #include "hwaro/ops.h"
+#include "ops/grad_record.h"
 #include "ops/op_helpers.h"
 
 namespace hwaro {
@@ -12,6 +13,7 @@ Tensor softmax_like(OpId op, const char* name, const Tensor& x, std::int64_t dim
   HWARO_CHECK(x.is_floating_point(), name, "(): expected a floating point tensor, got ", x.dtype(),
               "; convert it with .to(hw::kFloat32) first");
   const std::int64_t d = ops::wrap_dim(dim, x.dim());
+  ops::GradScope grad({&x});
   const Tensor in = x.contiguous();
   std::int64_t outer = 1, r = 1, inner = 1;
   for (std::int64_t i = 0; i < x.dim(); ++i) (i < d ? outer : (i == d ? r : inner)) *= x.size(i);
@@ -24,6 +26,10 @@ Tensor softmax_like(OpId op, const char* name, const Tensor& x, std::int64_t dim
   args.ints[1] = r;
   args.ints[2] = inner;
   ops::launch(op, x.dtype(), x.device(), args);
+  if (grad.active()) {
+    grad.record(out, {.kind = op == OpId::Softmax ? ops::GradOp::Softmax : ops::GradOp::LogSoftmax, .inputs = {x},
+                      .ints = {d}});
+  }
   return out;
 }
 

@@ -25,14 +25,14 @@ Tensor Tensor::var(IntArrayRef dims, std::int64_t correction, bool keepdim) cons
   const Tensor centred = x - x.mean(dims, /*keepdim=*/true);
   // max(0, N - correction) as torch: too few elements give inf (or NaN for 0 / 0).
   const double denom = static_cast<double>(std::max<std::int64_t>(0, count - correction));
-  return (centred * centred).sum(dims, keepdim).div_(denom).to(dtype());
+  return (centred * centred).sum(dims, keepdim).div(denom).to(dtype());
 }
 
 Tensor Tensor::std(IntArrayRef dims, std::int64_t correction, bool keepdim) const {
   ops::check_defined("std", {{"self", *this}});
   HWARO_CHECK(is_floating_point(), "std(): std and var only support floating point and complex dtypes, got ", dtype(),
               "; convert it with .to(hw::kFloat32) first");
-  return to(compute_dtype(dtype())).var(dims, correction, keepdim).sqrt_().to(dtype());
+  return to(compute_dtype(dtype())).var(dims, correction, keepdim).sqrt().to(dtype());
 }
 
 // torch.linalg.vector_norm: p = 2, 1, inf, -inf, 0 (the count of non-zeros) or any other p.
@@ -45,7 +45,7 @@ Tensor Tensor::norm(const Scalar& p, IntArrayRef dims, bool keepdim) const {
   const Tensor x = to(compute_dtype(dtype()));
   Tensor out;
   if (order == 2.0) {
-    out = (x * x).sum(dims, keepdim).sqrt_();
+    out = (x * x).sum(dims, keepdim).sqrt();
   } else if (order == 1.0) {
     out = x.abs().sum(dims, keepdim);
   } else if (std::isinf(order)) {
@@ -53,7 +53,7 @@ Tensor Tensor::norm(const Scalar& p, IntArrayRef dims, bool keepdim) const {
   } else if (order == 0.0) {
     out = x.ne(0).sum(dims, keepdim, x.dtype());
   } else {
-    out = x.abs().pow(order).sum(dims, keepdim).pow_(1.0 / order);
+    out = x.abs().pow(order).sum(dims, keepdim).pow(1.0 / order);
   }
   return out.to(dtype());
 }

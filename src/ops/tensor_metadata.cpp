@@ -35,12 +35,6 @@ TensorOptions Tensor::options() const {
 }
 
 bool Tensor::requires_grad() const { return checked(*this).requires_grad(); }
-Tensor& Tensor::set_requires_grad(bool value) {
-  HWARO_CHECK(!value || is_floating_point(), "only tensors of floating point dtype can require gradients, got ",
-              dtype());
-  checked(*this).set_requires_grad(value);
-  return *this;
-}
 
 void* Tensor::data_ptr() const { return checked(*this).data(); }
 

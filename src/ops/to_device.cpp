@@ -1,6 +1,7 @@
 // Moving and copying: to(device), to(dtype), cpu(), cuda(), pin_memory(), contiguous(), clone(), copy_().
 #include "core/tensor_impl.h"
 #include "hwaro/ops.h"
+#include "ops/grad_record.h"
 #include "ops/op_helpers.h"
 
 namespace hwaro {
@@ -29,6 +30,7 @@ void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking
 
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   ops::check_defined("copy_", {{"self", *this}, {"src", src}});
+  ops::check_inplace_grad("copy_", *this, &src);
   HWARO_CHECK(ops::broadcast_shapes(sizes(), src.sizes(), "copy_").ref() == sizes(),
               "copy_: source of shape ", src.sizes(), " cannot be broadcast to the destination's shape ", sizes());
   if (src.device() == device()) {
@@ -49,8 +51,10 @@ Tensor Tensor::to(Device target, DType dtype, bool non_blocking, bool copy) cons
   HWARO_CHECK(defined(), "to(): this tensor is undefined (default-constructed)");
   const Device resolved = detail::resolve(target);
   if (resolved == device() && dtype == this->dtype() && !copy) return *this;
+  ops::GradScope grad({this});
   Tensor out = ops::new_tensor(sizes(), dtype, resolved);
   out.copy_(*this, non_blocking);
+  if (grad.active() && hwaro::is_floating_point(dtype)) grad.record(out, {.kind = ops::GradOp::Convert, .inputs = {*this}});
   return out;
 }
 
@@ -66,8 +70,10 @@ Tensor Tensor::cuda(int index) const { return to(Device(DeviceType::CUDA, index)
 Tensor Tensor::pin_memory() const {
   HWARO_CHECK(is_cpu(), "pin_memory(): only CPU tensors can be pinned, this one is on ", device());
   if (is_pinned()) return *this;
+  ops::GradScope grad({this});
   Tensor out = ops::new_tensor(sizes(), dtype(), device(), /*pinned=*/true);
   out.copy_(*this);
+  if (grad.active()) grad.record(out, {.kind = ops::GradOp::Convert, .inputs = {*this}});
   return out;
 }
 
@@ -77,8 +83,10 @@ Tensor Tensor::contiguous() const {
 }
 
 Tensor Tensor::clone() const {
+  ops::GradScope grad({this});
   Tensor out = ops::new_tensor(sizes(), dtype(), device());
   out.copy_(*this);
+  if (grad.active()) grad.record(out, {.kind = ops::GradOp::Convert, .inputs = {*this}});
   return out;
 }
 
@@ -89,6 +97,7 @@ Tensor Tensor::detach() const {
 
 Tensor& Tensor::fill_(const Scalar& value) {
   HWARO_CHECK(defined(), "fill_(): this tensor is undefined (default-constructed)");
+  ops::check_inplace_grad("fill_", *this);
   KernelArgs args;
   args.tensors[0] = ops::view_of(*this);
   args.num_tensors = 1;

@@ -3,19 +3,27 @@
 
 #include "core/tensor_impl.h"
 #include "hwaro/ops.h"
+#include "ops/grad_record.h"
 #include "ops/op_helpers.h"
 
 namespace hwaro {
 
 namespace ops {
 Tensor make_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, std::int64_t storage_offset) {
-  Tensor view(std::make_shared<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset));
-  if (base.requires_grad()) view.impl()->set_requires_grad(true);
-  return view;
+  return Tensor(std::make_shared<TensorImpl>(base.impl()->storage(), base.dtype(), sizes, strides, storage_offset));
 }
 }  // namespace ops
 
 namespace {
+
+// A view of base made by make_view, with its backward recorded when base needs one.
+Tensor recorded_view(const Tensor& base, IntArrayRef sizes, IntArrayRef strides, std::int64_t storage_offset,
+                     ops::GradOp kind, DimVector ints = {}) {
+  Tensor view = ops::make_view(base, sizes, strides, storage_offset);
+  ops::GradScope grad({&base});
+  if (grad.active()) grad.record(view, {.kind = kind, .inputs = {base}, .ints = std::move(ints)});
+  return view;
+}
 
 // sizes with one -1 inferred so that the product is numel.
 DimVector infer_sizes(IntArrayRef sizes, std::int64_t numel, const char* op) {
@@ -78,13 +86,15 @@ Tensor Tensor::view(IntArrayRef new_sizes) const {
   HWARO_CHECK(view_strides(sizes(), this->strides(), shape, strides), "view: size ", shape,
               " is not compatible with the input's size ", sizes(), " and stride ", this->strides(),
               " (at least one dimension spans across two contiguous subspaces); use reshape() instead");
-  return ops::make_view(*this, shape, strides, storage_offset());
+  return recorded_view(*this, shape, strides, storage_offset(), ops::GradOp::Reshape);
 }
 
 Tensor Tensor::reshape(IntArrayRef new_sizes) const {
   const DimVector shape = infer_sizes(new_sizes, numel(), "reshape");
   DimVector strides;
-  if (view_strides(sizes(), this->strides(), shape, strides)) return ops::make_view(*this, shape, strides, storage_offset());
+  if (view_strides(sizes(), this->strides(), shape, strides)) {
+    return recorded_view(*this, shape, strides, storage_offset(), ops::GradOp::Reshape);
+  }
   return contiguous().view(shape);
 }
 
@@ -112,17 +122,17 @@ Tensor Tensor::squeeze() const {
       strides.push_back(stride(d));
     }
   }
-  return ops::make_view(*this, shape, strides, storage_offset());
+  return recorded_view(*this, shape, strides, storage_offset(), ops::GradOp::Reshape);
 }
 
 Tensor Tensor::squeeze(std::int64_t d) const {
-  if (dim() == 0) return ops::make_view(*this, {}, {}, storage_offset());
+  if (dim() == 0) return recorded_view(*this, {}, {}, storage_offset(), ops::GradOp::Reshape);
   const std::int64_t w = ops::wrap_dim(d, dim());
-  if (size(w) != 1) return ops::make_view(*this, sizes(), strides(), storage_offset());
+  if (size(w) != 1) return recorded_view(*this, sizes(), strides(), storage_offset(), ops::GradOp::Reshape);
   DimVector shape(sizes()), strides(this->strides());
   shape.erase(static_cast<std::size_t>(w));
   strides.erase(static_cast<std::size_t>(w));
-  return ops::make_view(*this, shape, strides, storage_offset());
+  return recorded_view(*this, shape, strides, storage_offset(), ops::GradOp::Reshape);
 }
 
 Tensor Tensor::unsqueeze(std::int64_t d) const {
@@ -131,7 +141,7 @@ Tensor Tensor::unsqueeze(std::int64_t d) const {
   const std::int64_t new_stride = w < dim() ? stride(w) * size(w) : 1;
   shape.insert(static_cast<std::size_t>(w), 1);
   strides.insert(static_cast<std::size_t>(w), new_stride);
-  return ops::make_view(*this, shape, strides, storage_offset());
+  return recorded_view(*this, shape, strides, storage_offset(), ops::GradOp::Reshape);
 }
 
 Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
@@ -141,22 +151,27 @@ Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
   DimVector shape(sizes()), strides(this->strides());
   std::swap(shape[a], shape[b]);
   std::swap(strides[a], strides[b]);
-  return ops::make_view(*this, shape, strides, storage_offset());
+  DimVector order(static_cast<std::size_t>(dim()));
+  for (std::int64_t d = 0; d < dim(); ++d) order[d] = d;
+  std::swap(order[a], order[b]);
+  return recorded_view(*this, shape, strides, storage_offset(), ops::GradOp::Permute, std::move(order));
 }
 
 Tensor Tensor::permute(IntArrayRef dims) const {
   HWARO_CHECK(static_cast<std::int64_t>(dims.size()) == dim(), "permute: number of dims (", dims.size(),
               ") must equal the tensor's dimensionality (", dim(), ")");
   DimVector shape(dims.size()), strides(dims.size());
+  DimVector order(dims.size());
   std::vector<bool> seen(dims.size(), false);
   for (std::size_t i = 0; i < dims.size(); ++i) {
     const std::int64_t d = ops::wrap_dim(dims[i], dim());
     HWARO_CHECK(!seen[d], "permute: dim ", dims[i], " appears more than once in ", dims);
     seen[d] = true;
+    order[i] = d;
     shape[i] = size(d);
     strides[i] = stride(d);
   }
-  return ops::make_view(*this, shape, strides, storage_offset());
+  return recorded_view(*this, shape, strides, storage_offset(), ops::GradOp::Permute, std::move(order));
 }
 
 Tensor Tensor::t() const {
@@ -175,7 +190,7 @@ Tensor Tensor::narrow(std::int64_t d, std::int64_t start, std::int64_t length) c
                  ") exceeds dimension size (", n, ")");
   DimVector shape(sizes());
   shape[w] = length;
-  return ops::make_view(*this, shape, strides(), storage_offset() + start * stride(w));
+  return recorded_view(*this, shape, strides(), storage_offset() + start * stride(w), ops::GradOp::Slice, {w, start, 1});
 }
 
 Tensor Tensor::slice(std::int64_t d, std::optional<std::int64_t> start, std::optional<std::int64_t> end,
@@ -190,7 +205,7 @@ Tensor Tensor::slice(std::int64_t d, std::optional<std::int64_t> start, std::opt
   DimVector shape(sizes()), strides(this->strides());
   shape[w] = (e - b + step - 1) / step;
   strides[w] *= step;
-  return ops::make_view(*this, shape, strides, storage_offset() + b * stride(w));
+  return recorded_view(*this, shape, strides, storage_offset() + b * stride(w), ops::GradOp::Slice, {w, b, step});
 }
 
 Tensor Tensor::select(std::int64_t d, std::int64_t index) const {
@@ -203,7 +218,7 @@ Tensor Tensor::select(std::int64_t d, std::int64_t index) const {
   DimVector shape(sizes()), strides(this->strides());
   shape.erase(static_cast<std::size_t>(w));
   strides.erase(static_cast<std::size_t>(w));
-  return ops::make_view(*this, shape, strides, storage_offset() + index * stride(w));
+  return recorded_view(*this, shape, strides, storage_offset() + index * stride(w), ops::GradOp::Select, {w, index});
 }
 
 Tensor Tensor::expand(IntArrayRef new_sizes) const {
@@ -226,7 +241,7 @@ Tensor Tensor::expand(IntArrayRef new_sizes) const {
     shape[i] = want;
     strides[i] = have == want ? stride(static_cast<std::int64_t>(i - lead)) : 0;
   }
-  return ops::make_view(*this, shape, strides, storage_offset());
+  return recorded_view(*this, shape, strides, storage_offset(), ops::GradOp::Expand);
 }
 
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.sizes()); }

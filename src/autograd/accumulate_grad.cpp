@@ -1,0 +1,26 @@
+#include "autograd/accumulate_grad.h"
+
+#include "autograd/autograd_meta.h"
+
+namespace hwaro::autograd {
+
+void accumulate_into(const Tensor& t, const Tensor& grad) {
+  NoGradGuard no_grad;
+  AutogradMeta& meta = ensure_meta(t);
+  HWARO_CHECK(grad.sizes() == t.sizes(), "backward: the gradient for a tensor of shape ", t.sizes(),
+              " has shape ", grad.sizes());
+  const Tensor g = grad.to(t.device(), t.dtype());
+  if (!meta.grad.defined()) {
+    // A copy: the incoming gradient may be a broadcast view or shared with another node.
+    meta.grad = g.clone();
+  } else {
+    meta.grad.add_(g);
+  }
+}
+
+std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad_output) {
+  accumulate_into(leaf_, grad_output);
+  return {};
+}
+
+}  // namespace hwaro::autograd

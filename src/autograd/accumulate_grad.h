@@ -1,0 +1,20 @@
+#pragma once
+// The node at the end of every path: adds the gradient that reaches a leaf into its .grad().
+#include "hwaro/autograd.h"
+
+namespace hwaro::autograd {
+
+class AccumulateGrad : public Node {
+ public:
+  explicit AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {}
+  std::string name() const override { return "AccumulateGrad"; }
+  std::vector<Tensor> apply(const Tensor& grad_output) override;
+
+ private:
+  Tensor leaf_;
+};
+
+// grad into the .grad() of t: a fresh copy the first time, an in-place add after (no graph).
+void accumulate_into(const Tensor& t, const Tensor& grad);
+
+}  // namespace hwaro::autograd

@@ -1,0 +1,45 @@
+// Gradient rules of the reductions: sum, amax/amin (ties share the gradient), softmax and
+// log_softmax.
+#include "autograd/grad_rules.h"
+#include "hwaro/ops.h"
+
+namespace hwaro::autograd {
+
+namespace {
+
+std::vector<Tensor> sum_rule(const SavedCall& c, const Tensor& g) {
+  return {expand_reduced(g, c.input(0).sizes(), c.ints.ref(), c.flag)};
+}
+
+std::vector<Tensor> extremum_rule(const SavedCall& c, const Tensor& g) {
+  const Tensor& x = c.input(0);
+  const Tensor winners = (x == expand_reduced(c.output, x.sizes(), c.ints.ref(), c.flag)).to(g.dtype());
+  const IntArrayRef dims = c.ints.ref();
+  // Every dim when none were given, as the forward reduced them all.
+  const Tensor count = winners.sum(dims, /*keepdim=*/true);
+  return {winners * expand_reduced(g, x.sizes(), dims, c.flag) / count};
+}
+
+std::vector<Tensor> softmax_rule(const SavedCall& c, const Tensor& g) {
+  const Tensor& y = c.output;
+  const std::int64_t d = c.ints[0];
+  return {y * (g - (g * y).sum({d}, /*keepdim=*/true))};
+}
+
+std::vector<Tensor> log_softmax_rule(const SavedCall& c, const Tensor& g) {
+  const std::int64_t d = c.ints[0];
+  return {g - c.output.exp() * g.sum({d}, /*keepdim=*/true)};
+}
+
+}  // namespace
+
+GradRule reduction_rule(ops::GradOp kind) {
+  switch (kind) {
+    case ops::GradOp::Sum: return sum_rule;
+    case ops::GradOp::Extremum: return extremum_rule;
+    case ops::GradOp::Softmax: return softmax_rule;
+    default: return log_softmax_rule;
+  }
+}
+
+}  // namespace hwaro::autograd

@@ -1,0 +1,118 @@
+// Gradient rules of the ops that move elements without arithmetic: views, cat, conversions
+// and indexing. Each puts the gradient back where the forward took the elements from.
+#include "autograd/grad_rules.h"
+#include "hwaro/ops.h"
+
+namespace hwaro::autograd {
+
+namespace {
+
+using K = ops::GradOp;
+
+std::vector<Tensor> reshape_rule(const SavedCall& c, const Tensor& g) { return {g.reshape(c.input(0).sizes())}; }
+
+std::vector<Tensor> expand_rule(const SavedCall& c, const Tensor& g) { return {sum_to(g, c.input(0).sizes())}; }
+
+std::vector<Tensor> permute_rule(const SavedCall& c, const Tensor& g) {
+  DimVector inverse(c.ints.size());
+  for (std::size_t i = 0; i < c.ints.size(); ++i) inverse[static_cast<std::size_t>(c.ints[i])] = static_cast<std::int64_t>(i);
+  return {g.permute(inverse)};
+}
+
+// The slice (dim, start, step) or the selected index of a zero gradient receives g.
+std::vector<Tensor> slice_rule(const SavedCall& c, const Tensor& g) {
+  Tensor gx = zeros(c.input(0).sizes(), {.dtype = g.dtype(), .device = g.device()});
+  const std::int64_t d = c.ints[0], start = c.ints[1], step = c.ints[2];
+  if (g.size(d) > 0) gx.slice(d, start, start + (g.size(d) - 1) * step + 1, step).copy_(g);
+  return {gx};
+}
+
+std::vector<Tensor> select_rule(const SavedCall& c, const Tensor& g) {
+  Tensor gx = zeros(c.input(0).sizes(), {.dtype = g.dtype(), .device = g.device()});
+  gx.select(c.ints[0], c.ints[1]).copy_(g);
+  return {gx};
+}
+
+std::vector<Tensor> cat_rule(const SavedCall& c, const Tensor& g) {
+  const std::int64_t d = c.ints[0];
+  std::vector<Tensor> grads;
+  std::int64_t offset = 0;
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    const Tensor& x = c.inputs[i];
+    const bool skipped = x.dim() == 1 && x.numel() == 0;  // cat ignores such inputs
+    if (skipped || !c.needs_grad[i]) {
+      grads.push_back(skipped && c.needs_grad[i] ? zeros_like(x) : Tensor());
+      if (!skipped) offset += x.size(d);
+      continue;
+    }
+    grads.push_back(g.narrow(d, offset, x.size(d)));
+    offset += x.size(d);
+  }
+  return grads;
+}
+
+std::vector<Tensor> convert_rule(const SavedCall& c, const Tensor& g) {
+  return {g.to(c.input(0).device(), c.input(0).dtype())};
+}
+
+std::vector<Tensor> index_select_rule(const SavedCall& c, const Tensor& g) {
+  const Tensor& x = c.input(0);
+  const Tensor& index = c.saved[0];  // int64, 1-D
+  const std::int64_t d = c.ints[0];
+  const Tensor g1 = x.dim() == 0 ? g.reshape({1}) : g;
+  // Each index, seen at every position of g along d, so scatter_add sums repeats.
+  DimVector index_shape(static_cast<std::size_t>(g1.dim()), 1);
+  index_shape[static_cast<std::size_t>(d)] = index.numel();
+  const Tensor spread = index.reshape(index_shape).expand(g1.sizes()).contiguous();
+  DimVector x_sizes = x.dim() == 0 ? DimVector{1} : DimVector(x.sizes());
+  Tensor gx = zeros(x_sizes.ref(), {.dtype = g.dtype(), .device = g.device()}).scatter_add(d, spread, g1);
+  return {x.dim() == 0 ? gx.reshape({}) : gx};
+}
+
+std::vector<Tensor> gather_rule(const SavedCall& c, const Tensor& g) {
+  const Tensor& x = c.input(0);
+  return {zeros(x.sizes(), {.dtype = g.dtype(), .device = g.device()}).scatter_add(c.ints[0], c.saved[0], g)};
+}
+
+// scatter: the overwritten positions of self get no gradient; src gets what landed at its index.
+std::vector<Tensor> scatter_rule(const SavedCall& c, const Tensor& g) {
+  const std::int64_t d = c.ints[0];
+  const Tensor& index = c.saved[0];
+  Tensor g_self, g_src;
+  if (c.needs_grad[0]) {
+    g_self = c.kind == K::Scatter ? g.scatter(d, index, zeros(index.sizes(), {.dtype = g.dtype(), .device = g.device()}))
+                                  : g;
+  }
+  if (c.needs_grad[1]) {
+    const Tensor gathered = g.gather(d, index);
+    if (gathered.sizes() == c.input(1).sizes()) {
+      g_src = gathered;
+    } else {
+      // src larger than index: only its leading block (index's shape) was read.
+      g_src = zeros(c.input(1).sizes(), {.dtype = g.dtype(), .device = g.device()});
+      Tensor block = g_src;
+      for (std::int64_t k = 0; k < index.dim(); ++k) block = block.narrow(k, 0, index.size(k));
+      block.copy_(gathered);
+    }
+  }
+  return {g_self, g_src};
+}
+
+}  // namespace
+
+GradRule shape_rule(ops::GradOp kind) {
+  switch (kind) {
+    case K::Reshape: return reshape_rule;
+    case K::Expand: return expand_rule;
+    case K::Permute: return permute_rule;
+    case K::Slice: return slice_rule;
+    case K::Select: return select_rule;
+    case K::Cat: return cat_rule;
+    case K::Convert: return convert_rule;
+    case K::IndexSelect: return index_select_rule;
+    case K::Gather: return gather_rule;
+    default: return scatter_rule;
+  }
+}
+
+}  // namespace hwaro::autograd

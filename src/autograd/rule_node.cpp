@@ -1,0 +1,101 @@
+#include "autograd/rule_node.h"
+
+#include <sstream>
+
+#include "autograd/autograd_meta.h"
+#include "autograd/grad_rules.h"
+
+namespace hwaro::autograd {
+
+namespace {
+
+const char* kind_name(ops::GradOp kind) {
+  switch (kind) {
+    case ops::GradOp::Unary: return nullptr;  // named after the kernel
+    case ops::GradOp::Binary: return nullptr;
+    case ops::GradOp::Where: return "Where";
+    case ops::GradOp::MaskedFill: return "MaskedFill";
+    case ops::GradOp::Sum: return "Sum";
+    case ops::GradOp::Extremum: return "Max";
+    case ops::GradOp::Softmax: return "Softmax";
+    case ops::GradOp::LogSoftmax: return "LogSoftmax";
+    case ops::GradOp::Mm: return "Mm";
+    case ops::GradOp::Bmm: return "Bmm";
+    case ops::GradOp::Addmm: return "Addmm";
+    case ops::GradOp::Reshape: return "View";
+    case ops::GradOp::Expand: return "Expand";
+    case ops::GradOp::Permute: return "Permute";
+    case ops::GradOp::Slice: return "Slice";
+    case ops::GradOp::Select: return "Select";
+    case ops::GradOp::Cat: return "Cat";
+    case ops::GradOp::Convert: return "Copy";
+    case ops::GradOp::IndexSelect: return "IndexSelect";
+    case ops::GradOp::Gather: return "Gather";
+    case ops::GradOp::Scatter: return "Scatter";
+    case ops::GradOp::ScatterAdd: return "ScatterAdd";
+  }
+  return "Unknown";
+}
+
+}  // namespace
+
+RuleNode::RuleNode(ops::GradCall&& call, const Tensor& output)
+    : call_{.kind = call.kind, .op = call.op, .inputs = {}, .saved = {}, .output = output.detach(),
+            .ints = std::move(call.ints), .reals = {}, .flag = call.flag, .needs_grad = {}} {
+  for (int i = 0; i < 4; ++i) call_.reals[i] = call.reals[i];
+  for (const Tensor& t : call.inputs) {
+    call_.needs_grad.push_back(t.defined() && t.requires_grad());
+    mutable_next_edges().push_back(gradient_edge(t));
+    call_.inputs.push_back(t.defined() ? t.detach() : Tensor());
+  }
+  for (const Tensor& t : call.saved) call_.saved.push_back(t.detach());
+  for (const Tensor& t : call_.inputs) versions_.push_back(t.defined() ? t.version() : 0);
+  for (const Tensor& t : call_.saved) versions_.push_back(t.version());
+  versions_.push_back(call_.output.version());
+}
+
+std::string RuleNode::name() const {
+  const char* kind = kind_name(call_.kind);
+  return std::string(kind != nullptr ? kind : op_name(call_.op)) + "Backward";
+}
+
+void RuleNode::check_versions() const {
+  std::size_t k = 0;
+  auto check = [&](const Tensor& t, const char* role, std::size_t index) {
+    const std::uint32_t expected = versions_[k++];
+    if (!t.defined() || t.version() == expected) return;
+    std::ostringstream what;
+    what << "one of the tensors needed for gradient computation has been modified by an in-place operation: ["
+         << t.dtype() << " " << t.sizes() << "] on " << t.device() << ", which is " << role << " " << index << " of "
+         << name() << ", is at version " << t.version() << "; expected version " << expected
+         << " instead. Use out-of-place ops (or clone()) for tensors the backward still needs";
+    HWARO_CHECK(false, what.str());
+  };
+  for (std::size_t i = 0; i < call_.inputs.size(); ++i) check(call_.inputs[i], "input", i);
+  for (std::size_t i = 0; i < call_.saved.size(); ++i) check(call_.saved[i], "saved tensor", i);
+  check(call_.output, "output", 0);
+}
+
+std::vector<Tensor> RuleNode::apply(const Tensor& grad_output) {
+  HWARO_CHECK(!released_, "trying to backward through the graph a second time (or to use saved tensors after ",
+              "they have been freed). Saved tensors are freed after backward(); pass retain_graph=true to the ",
+              "first backward if you need to go through the graph again");
+  check_versions();
+  std::vector<Tensor> grads = rule_for(call_.kind)(call_, grad_output);
+  // Each input's gradient in that input's dtype (a rule computes in the result's).
+  for (std::size_t i = 0; i < grads.size(); ++i) {
+    if (grads[i].defined() && call_.needs_grad[i] && grads[i].dtype() != call_.inputs[i].dtype()) {
+      grads[i] = grads[i].to(call_.inputs[i].dtype());
+    }
+  }
+  return grads;
+}
+
+void RuleNode::release_saved() {
+  released_ = true;
+  call_.inputs.clear();
+  call_.saved.clear();
+  call_.output = Tensor();
+}
+
+}  // namespace hwaro::autograd

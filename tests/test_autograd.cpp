@@ -1,0 +1,168 @@
+// Autograd's behaviour as PyTorch users know it: leaves and .grad, accumulation, retain_graph,
+// no_grad, detach, in-place checks through the version counter, retain_grad, deep graphs.
+#include "support/test_support.h"
+
+namespace hwaro::test {
+namespace {
+
+std::vector<double> grad_of(const Tensor& t) { return values_of(t.grad()); }
+
+TEST(Autograd, LeafGradientOfAProductIsTheOtherFactor) {
+  std::mt19937_64 rng(fresh_seed());
+  Tensor a = random_tensor({5}, kFloat64, rng).set_requires_grad(true);
+  Tensor b = random_tensor({5}, kFloat64, rng);
+  (a * b).sum().backward();
+  EXPECT_TRUE(all_close(grad_of(a), values_of(b), 0, 0));
+  EXPECT_FALSE(b.grad().defined());
+  EXPECT_TRUE(a.is_leaf());
+}
+
+TEST(Autograd, GradientsAccumulateAcrossBackwardCalls) {
+  Tensor w = tensor({1.0, 2.0, 3.0}).set_requires_grad(true);
+  (w * 2).sum().backward();
+  (w * 3).sum().backward();
+  EXPECT_EQ(grad_of(w), (std::vector<double>{5, 5, 5}));
+  w.mutable_grad() = Tensor();
+  (w * w).sum().backward();
+  EXPECT_EQ(grad_of(w), (std::vector<double>{2, 4, 6}));
+}
+
+TEST(Autograd, ATensorUsedTwiceSumsBothPaths) {
+  Tensor x = tensor({2.0}).set_requires_grad(true);
+  Tensor y = x * x + x.exp() + x;  // dy/dx = 2x + e^x + 1
+  y.backward();
+  EXPECT_NEAR(x.grad().item<double>(), 4 + std::exp(2.0) + 1, 1e-12);
+}
+
+TEST(Autograd, GradFnNamesTheOp) {
+  Tensor x = randn({2, 3}).set_requires_grad(true);
+  EXPECT_EQ(x.grad_fn(), nullptr);
+  EXPECT_EQ((x * 2).grad_fn()->name(), "MulBackward");
+  EXPECT_EQ(x.sum().grad_fn()->name(), "SumBackward");
+  EXPECT_EQ(mm(x, x.t()).grad_fn()->name(), "MmBackward");
+  EXPECT_FALSE((x * 2).is_leaf());
+}
+
+TEST(Autograd, NonScalarBackwardNeedsAGradient) {
+  Tensor x = randn({3}).set_requires_grad(true);
+  Tensor y = x * 2;
+  EXPECT_TRUE(throws_with<Error>([&] { y.backward(); }, "only for one-element outputs"));
+  y.backward(tensor({1.f, 10.f, 100.f}));
+  EXPECT_EQ(values_of(x.grad()), (std::vector<double>{2, 20, 200}));
+}
+
+TEST(Autograd, SecondBackwardNeedsRetainGraph) {
+  Tensor x = randn({3}).set_requires_grad(true);
+  Tensor y = (x * x).sum();
+  y.backward({}, /*retain_graph=*/true);
+  y.backward();
+  EXPECT_TRUE(all_close(grad_of(x), values_of(x * 4), 1e-6, 1e-6));
+  EXPECT_TRUE(throws_with<Error>([&] { y.backward(); }, "retain_graph"));
+}
+
+TEST(Autograd, NoGradGuardRecordsNothing) {
+  Tensor x = randn({3}).set_requires_grad(true);
+  {
+    NoGradGuard no_grad;
+    EXPECT_FALSE(is_grad_enabled());
+    Tensor y = x * 2;
+    EXPECT_FALSE(y.requires_grad());
+    EXPECT_EQ(y.grad_fn(), nullptr);
+  }
+  EXPECT_TRUE(is_grad_enabled());
+  EXPECT_TRUE((x * 2).requires_grad());
+}
+
+TEST(Autograd, DetachCutsTheGraphButSharesStorage) {
+  Tensor x = randn({3}).set_requires_grad(true);
+  Tensor d = (x * 2).detach();
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_TRUE(d.is_leaf());
+  Tensor y = x * 2;
+  EXPECT_TRUE(y.detach().is_alias_of(y));
+}
+
+TEST(Autograd, NothingRequiringGradCannotBackward) {
+  Tensor x = randn({3});
+  EXPECT_TRUE(throws_with<Error>([&] { x.sum().backward(); }, "does not require grad"));
+}
+
+TEST(Autograd, RequiresGradOnlyOnFloatLeaves) {
+  EXPECT_TRUE(throws_with<Error>([] { arange(3).set_requires_grad(true); }, "floating point"));
+  Tensor x = randn({3}).set_requires_grad(true);
+  Tensor y = x * 2;
+  EXPECT_TRUE(throws_with<Error>([&] { y.set_requires_grad(false); }, "leaf"));
+  Tensor z = zeros({2}, {.requires_grad = true});
+  EXPECT_TRUE(z.requires_grad());
+}
+
+TEST(Autograd, InPlaceOnALeafThatRequiresGradIsRefused) {
+  Tensor w = randn({3}).set_requires_grad(true);
+  const std::vector<double> before = values_of(w);
+  EXPECT_TRUE(throws_with<Error>([&] { w.add_(1); }, "leaf tensor that requires grad"));
+  EXPECT_EQ(values_of(w), before);  // refused before anything ran
+  NoGradGuard no_grad;              // as an optimiser's update
+  w.add_(1);
+  EXPECT_NEAR(values_of(w)[0], before[0] + 1, 1e-6);
+}
+
+TEST(Autograd, ChangingASavedTensorInPlaceIsCaughtAtBackward) {
+  Tensor w = randn({3}).set_requires_grad(true);
+  Tensor x = randn({3});
+  Tensor y = (w * x).sum();  // saves x for w's gradient
+  x.mul_(2);
+  EXPECT_TRUE(throws_with<Error>([&] { y.backward(); }, "modified by an in-place operation"));
+}
+
+TEST(Autograd, InPlaceOnAGraphTensorIsRefused) {
+  Tensor w = randn({3}).set_requires_grad(true);
+  Tensor y = w * 2;
+  EXPECT_TRUE(throws_with<Error>([&] { y.relu_(); }, "out-of-place"));
+  Tensor plain = zeros({3});
+  EXPECT_TRUE(throws_with<Error>([&] { plain.copy_(y); }, "lose its gradient"));
+}
+
+TEST(Autograd, RetainGradKeepsANonLeafGradient) {
+  Tensor x = tensor({1.0, 2.0}).set_requires_grad(true);
+  Tensor h = x * 3;
+  h.retain_grad();
+  (h * h).sum().backward();
+  EXPECT_TRUE(h.retains_grad());
+  EXPECT_EQ(values_of(h.grad()), (std::vector<double>{6, 12}));
+  EXPECT_EQ(grad_of(x), (std::vector<double>{18, 36}));
+}
+
+TEST(Autograd, GradientsComeBackInTheInputsDtype) {
+  Tensor x = randn({4}, {.dtype = kFloat64}).set_requires_grad(true);
+  (x.to(kFloat32) * 2).sum().backward();
+  EXPECT_EQ(x.grad().dtype(), kFloat64);
+  EXPECT_EQ(grad_of(x), std::vector<double>(4, 2.0));
+}
+
+TEST(Autograd, BackwardOfSeveralRoots) {
+  Tensor x = tensor({1.0, 2.0}).set_requires_grad(true);
+  autograd::backward({(x * 2).sum(), (x * x).sum()});
+  EXPECT_EQ(grad_of(x), (std::vector<double>{4, 6}));
+}
+
+TEST(Autograd, ADeepChainNeitherRecursesNorOverflowsTheStack) {
+  Tensor x = tensor({1.0}).set_requires_grad(true);
+  Tensor y = x;
+  constexpr int kDepth = 200000;
+  for (int i = 0; i < kDepth; ++i) y = y + 1e-6;
+  y.backward();
+  EXPECT_EQ(x.grad().item<double>(), 1.0);
+  y = Tensor();  // frees the chain: iteratively, or this test crashes
+}
+
+TEST(Autograd, SetDataKeepsIdentity) {
+  Tensor p = randn({2, 2}).set_requires_grad(true);
+  Tensor holder = p;
+  p.set_data(zeros({3}, {.dtype = kFloat64}));
+  EXPECT_EQ(holder.dtype(), kFloat64);
+  EXPECT_EQ(holder.numel(), 3);
+  EXPECT_TRUE(holder.requires_grad());
+}
+
+}  // namespace
+}  // namespace hwaro::test
