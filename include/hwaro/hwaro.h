@@ -6,6 +6,7 @@
 #include "hwaro/dtype.h"
 #include "hwaro/errors.h"
 #include "hwaro/generator.h"
+#include "hwaro/nn.h"
 #include "hwaro/ops.h"
 #include "hwaro/scalar.h"
 #include "hwaro/tensor.h"

@@ -1,0 +1,8 @@
+#pragma once
+// hw::nn: modules, layers, containers, initialisers and functional (losses included).
+#include "hwaro/nn/containers.h"
+#include "hwaro/nn/functional.h"
+#include "hwaro/nn/init.h"
+#include "hwaro/nn/layers.h"
+#include "hwaro/nn/losses.h"
+#include "hwaro/nn/module.h"

@@ -1,0 +1,96 @@
+#pragma once
+// The basic layers: Linear, the activations, Flatten and Dropout. Each is an Impl class with
+// its holder (hw::nn::Linear holds a shared hw::nn::LinearImpl), as in LibTorch.
+#include "hwaro/nn/module.h"
+
+namespace hwaro::nn {
+
+struct LinearOptions {
+  bool bias = true;
+};
+
+// y = x @ weight^T + bias; weight [out, in] and bias [out] initialised as PyTorch's
+// (kaiming uniform with a = sqrt(5), bias uniform in +-1/sqrt(in)).
+class LinearImpl : public Module {
+ public:
+  LinearImpl(std::int64_t in_features, std::int64_t out_features, LinearOptions options = {});
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  void reset_parameters();
+
+  std::int64_t in_features, out_features;
+  Tensor weight, bias;
+};
+HWARO_MODULE(Linear);
+
+// An elementwise function as a module (ReLU, GELU, SiLU, Tanh, Sigmoid).
+class ReLUImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) override { return input.relu(); }
+};
+HWARO_MODULE(ReLU);
+
+class GELUImpl : public Module {
+ public:
+  explicit GELUImpl(bool tanh_approximation = false) : tanh_approximation_(tanh_approximation) {}
+  Tensor forward(const Tensor& input) override { return input.gelu(tanh_approximation_); }
+  std::string extra_repr() const override { return tanh_approximation_ ? "approximate='tanh'" : ""; }
+
+ private:
+  bool tanh_approximation_;
+};
+HWARO_MODULE(GELU);
+
+class SiLUImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) override { return input.silu(); }
+};
+HWARO_MODULE(SiLU);
+
+class TanhImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) override { return input.tanh(); }
+};
+HWARO_MODULE(Tanh);
+
+class SigmoidImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) override { return input.sigmoid(); }
+};
+HWARO_MODULE(Sigmoid);
+
+class SoftmaxImpl : public Module {
+ public:
+  explicit SoftmaxImpl(std::int64_t dim) : dim_(dim) {}
+  Tensor forward(const Tensor& input) override { return input.softmax(dim_); }
+  std::string extra_repr() const override { return "dim=" + std::to_string(dim_); }
+
+ private:
+  std::int64_t dim_;
+};
+HWARO_MODULE(Softmax);
+
+class FlattenImpl : public Module {
+ public:
+  explicit FlattenImpl(std::int64_t start_dim = 1, std::int64_t end_dim = -1) : start_(start_dim), end_(end_dim) {}
+  Tensor forward(const Tensor& input) override { return input.flatten(start_, end_); }
+  std::string extra_repr() const override;
+
+ private:
+  std::int64_t start_, end_;
+};
+HWARO_MODULE(Flatten);
+
+// Zeroes elements with probability p while training (scaling the rest by 1/(1-p)); identity in eval().
+class DropoutImpl : public Module {
+ public:
+  explicit DropoutImpl(double p = 0.5);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+
+ private:
+  double p_;
+};
+HWARO_MODULE(Dropout);
+
+}  // namespace hwaro::nn

@@ -1,0 +1,150 @@
+#pragma once
+// hw::nn::Module: the base of every layer and of users' models (LibTorch's torch::nn::Module).
+// A module owns named parameters, buffers and child modules, registered in its constructor:
+//   struct Net : hw::nn::Module {
+//     Net() { fc1 = register_module("fc1", hw::nn::Linear(784, 128)); }
+//     hw::Tensor forward(const hw::Tensor& x) override { return fc1->forward(x).relu(); }
+//     hw::nn::Linear fc1{nullptr};
+//   };
+// to(device) and to(dtype) move everything IN PLACE: a parameter keeps its identity, so an
+// optimiser built before the move still updates the moved tensor.
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "hwaro/tensor.h"
+
+namespace hwaro::nn {
+
+// Parameters and buffers by dotted path ("encoder.fc1.weight"); what hw::save writes.
+using StateDict = std::map<std::string, Tensor>;
+
+class Module : public std::enable_shared_from_this<Module> {
+ public:
+  Module() = default;
+  virtual ~Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  // The type's name as printed ("Linear"); a user module may override it.
+  virtual std::string name() const;
+  // The module applied to one input. Modules whose forward takes other arguments leave this
+  // and define their own; calling it then is a clear error.
+  virtual Tensor forward(const Tensor& input);
+
+  // ---- registration (in the constructor) ----
+  Tensor& register_parameter(const std::string& name, Tensor tensor, bool requires_grad = true);
+  Tensor& register_buffer(const std::string& name, Tensor tensor);
+  template <typename M> std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
+    add_child(name, module);
+    return module;
+  }
+  // A holder (hw::nn::Linear, ...): registers its module and returns the holder.
+  template <typename Holder, typename = decltype(std::declval<Holder>().ptr())>
+  Holder register_module(const std::string& name, Holder holder) {
+    add_child(name, holder.ptr());
+    return holder;
+  }
+
+  // ---- what it holds ----
+  std::vector<Tensor> parameters(bool recurse = true) const;
+  std::vector<std::pair<std::string, Tensor>> named_parameters(bool recurse = true) const;
+  std::vector<Tensor> buffers(bool recurse = true) const;
+  std::vector<std::pair<std::string, Tensor>> named_buffers(bool recurse = true) const;
+  std::vector<std::shared_ptr<Module>> children() const;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const;
+  // This module and every descendant, depth first.
+  std::vector<std::shared_ptr<Module>> modules();
+  void apply(const std::function<void(Module&)>& fn);
+
+  // ---- modes, gradients, devices ----
+  virtual void train(bool on = true);
+  void eval() { train(false); }
+  bool is_training() const { return training_; }
+  void zero_grad(bool set_to_none = true);
+  void to(Device device, bool non_blocking = false);
+  void to(DType dtype);  // floating parameters and buffers only, as PyTorch
+  void to(Device device, DType dtype, bool non_blocking = false);
+  // The device of the first parameter (or buffer); CPU for a module with neither.
+  Device device() const;
+
+  // ---- checkpoints ----
+  StateDict state_dict() const;
+  // strict: every key must match (hw::Error listing missing keys, unexpected keys and shape
+  // mismatches); values are copied into the existing tensors, converted to their device/dtype.
+  void load_state_dict(const StateDict& state, bool strict = true);
+
+  // The module tree, one line per module, as PyTorch prints it.
+  std::string str() const;
+  // This module's own line, e.g. "Linear(in_features=784, out_features=128, bias=true)".
+  virtual std::string extra_repr() const { return ""; }
+
+  // Where this module sits in the tree it was registered into ("encoder.fc1"; "" at the root).
+  const std::string& path() const { return path_; }
+
+ protected:
+  // Throws hw::DeviceMismatchError, before any op runs, when input is not on the device of
+  // parameter `param`: the message names both, the module's path and its forward.
+  void check_input_device(const Tensor& input, const std::string& param) const;
+
+ private:
+  void add_child(const std::string& name, std::shared_ptr<Module> child);
+  void set_path(const std::string& path);
+  void check_name(const std::string& name, const char* what) const;
+  void print_tree(std::ostream& out, int indent) const;
+  void collect(const std::string& prefix, bool recurse, bool buffers,
+               std::vector<std::pair<std::string, Tensor>>& out) const;
+  void move_tensors(const std::function<Tensor(const Tensor&)>& convert);
+
+  // Registration order is kept (it is the order of parameters() and of the printout).
+  std::vector<std::pair<std::string, Tensor>> parameters_;
+  std::vector<std::pair<std::string, Tensor>> buffers_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  std::string path_;
+  bool training_ = true;
+};
+
+std::ostream& operator<<(std::ostream& out, const Module& module);
+
+// LibTorch's holder: hw::nn::Linear(784, 128) makes a shared LinearImpl; `->` reaches it.
+// A holder constructed from nullptr is empty until assigned (for members set in a constructor).
+template <typename Impl> class ModuleHolder {
+ public:
+  using ImplType = Impl;
+  ModuleHolder(std::nullptr_t) {}  // NOLINT: LibTorch's `Linear fc{nullptr}`
+  // Builds a new Impl from args (not when the one argument is itself a holder: that copies).
+  template <typename... Args>
+    requires(!(sizeof...(Args) == 1 && (std::is_base_of_v<ModuleHolder, std::decay_t<Args>> && ...)))
+  explicit ModuleHolder(Args&&... args) : impl_(std::make_shared<Impl>(std::forward<Args>(args)...)) {}
+  ModuleHolder(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}  // NOLINT: a holder of an existing module
+
+  Impl* operator->() const { return checked(); }
+  Impl& operator*() const { return *checked(); }
+  Impl* get() const { return impl_.get(); }
+  const std::shared_ptr<Impl>& ptr() const { return impl_; }
+  bool is_empty() const { return impl_ == nullptr; }
+  explicit operator bool() const { return impl_ != nullptr; }
+  Tensor operator()(const Tensor& input) const { return checked()->forward(input); }
+
+ private:
+  Impl* checked() const {
+    HWARO_CHECK(impl_ != nullptr, "this module holder is empty (constructed from nullptr); assign it a module, "
+                                  "usually with register_module() in the constructor");
+    return impl_.get();
+  }
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace hwaro::nn
+
+// Declares the holder `Name` of the module class `NameImpl`, as LibTorch's TORCH_MODULE.
+#define HWARO_MODULE(Name)                                  \
+  class Name : public ::hwaro::nn::ModuleHolder<Name##Impl> { \
+   public:                                                  \
+    using ::hwaro::nn::ModuleHolder<Name##Impl>::ModuleHolder; \
+  }

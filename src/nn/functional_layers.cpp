@@ -1,0 +1,30 @@
+// functional: linear, the activations and dropout.
+#include "hwaro/nn/functional.h"
+#include "hwaro/ops.h"
+
+namespace hwaro::nn::functional {
+
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  HWARO_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "linear: input of shape ", x.sizes(),
+              " has last dimension ", x.dim() >= 1 ? x.size(-1) : 0, " but the layer expects ", weight.size(1),
+              " features (weight ", weight.sizes(), ")");
+  if (x.dim() == 2 && bias.defined()) return addmm(bias, x, weight.t());
+  const Tensor y = matmul(x, weight.t());
+  return bias.defined() ? y + bias : y;
+}
+
+Tensor relu(const Tensor& x) { return x.relu(); }
+Tensor gelu(const Tensor& x, bool tanh_approximation) { return x.gelu(tanh_approximation); }
+Tensor silu(const Tensor& x) { return x.silu(); }
+Tensor softmax(const Tensor& x, std::int64_t dim) { return x.softmax(dim); }
+Tensor log_softmax(const Tensor& x, std::int64_t dim) { return x.log_softmax(dim); }
+
+Tensor dropout(const Tensor& x, double p, bool training) {
+  HWARO_CHECK(p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ", p);
+  if (!training || p == 0.0) return x;
+  if (p == 1.0) return x * 0;
+  const Tensor keep = rand(x.sizes(), {.dtype = x.dtype(), .device = x.device()}) >= p;
+  return x * keep.to(x.dtype()) * (1.0 / (1.0 - p));
+}
+
+}  // namespace hwaro::nn::functional

@@ -1,0 +1,126 @@
+// functional: the losses. Each is written from differentiable ops, so autograd derives its
+// gradient; targets are validated before anything runs.
+#include <cmath>
+#include <vector>
+
+#include "hwaro/nn/functional.h"
+#include "hwaro/ops.h"
+
+namespace hwaro::nn::functional {
+
+namespace {
+
+Tensor reduce(const Tensor& loss, Reduction reduction) {
+  switch (reduction) {
+    case Reduction::Mean: return loss.mean();
+    case Reduction::Sum: return loss.sum();
+    case Reduction::None: return loss;
+  }
+  return loss;
+}
+
+// [N, C, d1, ...] -> [N * d1 * ..., C] and target [N, d1, ...] -> [N * d1 * ...].
+std::pair<Tensor, Tensor> flatten_classes(const char* op, const Tensor& scores, const Tensor& target) {
+  HWARO_CHECK(scores.dim() >= 1, op, ": input must have a class dimension, got shape ", scores.sizes());
+  HWARO_CHECK(target.dtype() == kInt64 || target.dtype() == kInt32, op, ": expected class indices of dtype int64 ",
+              "as target, got ", target.dtype(), "; convert with .to(hw::kInt64)");
+  if (scores.dim() == 1) {
+    HWARO_CHECK(target.dim() == 0, op, ": a 1-D input (one sample) needs a 0-D target, got shape ", target.sizes());
+    return {scores.unsqueeze(0), target.reshape({1})};
+  }
+  std::vector<std::int64_t> expected;
+  expected.push_back(scores.size(0));
+  for (std::int64_t d = 2; d < scores.dim(); ++d) expected.push_back(scores.size(d));
+  HWARO_CHECK(target.sizes() == IntArrayRef(expected), op, ": target of shape ", target.sizes(), " does not match input ",
+              scores.sizes(), " (expected target shape ", IntArrayRef(expected), ")");
+  if (scores.dim() == 2) return {scores, target};
+  std::vector<std::int64_t> order{0};
+  for (std::int64_t d = 2; d < scores.dim(); ++d) order.push_back(d);
+  order.push_back(1);
+  return {scores.permute(order).reshape({-1, scores.size(1)}), target.reshape({-1})};
+}
+
+// -log_probs[i, target[i]] weighted, with ignored targets contributing 0 (and not counted).
+Tensor nll(const char* op, const Tensor& log_probs, const Tensor& target, const CrossEntropyOptions& options,
+           const Tensor& original_target) {
+  const std::int64_t classes = log_probs.size(1);
+  const Tensor t = target.to(kInt64);
+  const Tensor counted = t != options.ignore_index;
+  if (t.numel() > 0) {
+    const Tensor valid_targets = where(counted, t, 0);
+    const std::int64_t lo = valid_targets.min().item<std::int64_t>(), hi = valid_targets.max().item<std::int64_t>();
+    HWARO_CHECK(lo >= 0 && hi < classes, op, ": target ", lo < 0 ? lo : hi, " is out of bounds for ", classes,
+                " classes (targets must be in [0, ", classes, ")", options.ignore_index != -100 ? "" : " or -100",
+                ")");
+  }
+  const Tensor safe = where(counted, t, 0).unsqueeze(1);
+  Tensor picked = -log_probs.gather(1, safe).squeeze(1);
+  Tensor weight = counted.to(log_probs.dtype());
+  if (options.weight.defined()) {
+    HWARO_CHECK(options.weight.dim() == 1 && options.weight.size(0) == classes, op, ": weight must have shape [",
+                classes, "], got ", options.weight.sizes());
+    weight = weight * options.weight.to(log_probs.dtype()).index_select(0, safe.squeeze(1));
+  }
+  Tensor loss = picked * weight;
+  if (options.label_smoothing > 0.0) {
+    // PyTorch's smoothing: (1 - e) * nll + e * mean over classes of -log p (weighted likewise).
+    const double e = options.label_smoothing;
+    Tensor smooth = options.weight.defined()
+                        ? -(log_probs * options.weight.to(log_probs.dtype())).sum({1}) / static_cast<double>(classes)
+                        : -log_probs.mean({1});
+    smooth = smooth * counted.to(log_probs.dtype());
+    loss = loss * (1.0 - e) + smooth * e;
+  }
+  switch (options.reduction) {
+    case Reduction::Mean: return loss.sum() / weight.sum();
+    case Reduction::Sum: return loss.sum();
+    case Reduction::None: return loss.reshape(original_target.dim() == 0 ? IntArrayRef{} : original_target.sizes());
+  }
+  return loss;
+}
+
+}  // namespace
+
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntropyOptions& options) {
+  auto [scores, t] = flatten_classes("nll_loss", log_probs, target);
+  return nll("nll_loss", scores, t, options, target);
+}
+
+Tensor cross_entropy(const Tensor& logits, const Tensor& target, const CrossEntropyOptions& options) {
+  HWARO_CHECK(options.label_smoothing >= 0.0 && options.label_smoothing <= 1.0,
+              "cross_entropy: label_smoothing must be in [0, 1], got ", options.label_smoothing);
+  HWARO_CHECK(logits.is_floating_point(), "cross_entropy: expected floating point logits, got ", logits.dtype());
+  auto [scores, t] = flatten_classes("cross_entropy", logits, target);
+  return nll("cross_entropy", scores.log_softmax(1), t, options, target);
+}
+
+namespace {
+void check_same_shape(const char* op, const Tensor& input, const Tensor& target) {
+  HWARO_CHECK(input.sizes() == target.sizes(), op, ": input of shape ", input.sizes(), " and target of shape ",
+              target.sizes(), " differ; broadcasting them is usually a bug (e.g. [N, 1] against [N]): reshape one");
+}
+}  // namespace
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  check_same_shape("mse_loss", input, target);
+  const Tensor diff = input - target;
+  return reduce(diff * diff, reduction);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  check_same_shape("l1_loss", input, target);
+  return reduce((input - target).abs(), reduction);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target, Reduction reduction,
+                                        const Tensor& pos_weight) {
+  check_same_shape("binary_cross_entropy_with_logits", logits, target);
+  // loss = (1 - y) x + (1 + (w - 1) y) * log(1 + e^-x), with log(1 + e^-x) = max(-x, 0) + log(e^-max + e^(-x-max)).
+  const Tensor y = target.to(logits.dtype());
+  const Tensor m = (-logits).clamp(0.0);
+  const Tensor log1p_exp = m + ((-m).exp() + (-logits - m).exp()).log();
+  const Tensor scale = pos_weight.defined() ? (pos_weight - 1) * y + 1 : ones_like(y);
+  return reduce((1 - y) * logits + scale * log1p_exp, reduction);
+}
+
+}  // namespace hwaro::nn::functional

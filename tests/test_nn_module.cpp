@@ -1,0 +1,203 @@
+// hw::nn::Module: registration, dotted names, modes, in-place moves that keep identity,
+// state dicts (strict errors), the printout, and the device error that names the parameter.
+#include <sstream>
+
+#include "support/test_support.h"
+
+namespace hwaro::test {
+namespace {
+
+namespace nn = hwaro::nn;
+
+struct EncoderImpl : nn::Module {
+  EncoderImpl() {
+    fc1 = register_module("fc1", nn::Linear(8, 6));
+    fc2 = register_module("fc2", nn::Linear(6, 4, nn::LinearOptions{.bias = false}));
+    register_buffer("running", zeros({4}));
+  }
+  Tensor forward(const Tensor& x) override { return fc2->forward(fc1->forward(x).relu()); }
+  nn::Linear fc1{nullptr}, fc2{nullptr};
+};
+HWARO_MODULE(Encoder);
+
+struct NetImpl : nn::Module {
+  NetImpl() {
+    encoder = register_module("encoder", Encoder());
+    head = register_module("head", nn::Linear(4, 3));
+  }
+  Tensor forward(const Tensor& x) override { return head->forward(encoder->forward(x)); }
+  Encoder encoder{nullptr};
+  nn::Linear head{nullptr};
+};
+HWARO_MODULE(Net);
+
+std::vector<std::string> names_of(const std::vector<std::pair<std::string, Tensor>>& named) {
+  std::vector<std::string> out;
+  for (const auto& [n, _] : named) out.push_back(n);
+  return out;
+}
+
+TEST(Module, NamedParametersUseDottedPathsInRegistrationOrder) {
+  Net net;
+  EXPECT_EQ(names_of(net->named_parameters()),
+            (std::vector<std::string>{"encoder.fc1.weight", "encoder.fc1.bias", "encoder.fc2.weight", "head.weight",
+                                      "head.bias"}));
+  EXPECT_EQ(names_of(net->named_buffers()), (std::vector<std::string>{"encoder.running"}));
+  EXPECT_EQ(net->parameters().size(), 5u);
+  EXPECT_EQ(net->parameters(/*recurse=*/false).size(), 0u);
+  EXPECT_EQ(net->children().size(), 2u);
+  EXPECT_EQ(net->modules().size(), 5u);  // net, encoder, fc1, fc2, head
+  EXPECT_EQ(net->encoder->fc2->path(), "encoder.fc2");
+  for (const Tensor& p : net->parameters()) EXPECT_TRUE(p.requires_grad());
+}
+
+TEST(Module, LinearMatchesAFloat64Reference) {
+  std::mt19937_64 rng(fresh_seed());
+  nn::Linear fc(5, 3);
+  const Tensor x = random_tensor({4, 5}, kFloat32, rng);
+  const std::vector<double> xv = values_of(x), w = values_of(fc->weight), b = values_of(fc->bias);
+  std::vector<double> expected;
+  for (int i = 0; i < 4; ++i) {
+    for (int o = 0; o < 3; ++o) {
+      double acc = b[o];
+      for (int k = 0; k < 5; ++k) acc += xv[i * 5 + k] * w[o * 5 + k];
+      expected.push_back(acc);
+    }
+  }
+  EXPECT_TRUE(all_close(values_of(fc->forward(x)), expected, 1e-5, 1e-5));
+  // A batch of sequences [2, 2, 5] goes through the same weights.
+  EXPECT_TRUE(all_close(values_of(fc->forward(x.reshape({2, 2, 5}))), expected, 1e-5, 1e-5));
+}
+
+TEST(Module, LinearInitialisationIsPyTorchsDefault) {
+  nn::Linear fc(400, 300);
+  const double bound = 1.0 / std::sqrt(400.0);
+  const std::vector<double> w = values_of(fc->weight);
+  double lo = 1, hi = -1, sum_sq = 0;
+  for (double v : w) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum_sq += v * v;
+  }
+  EXPECT_GE(lo, -bound);
+  EXPECT_LE(hi, bound);
+  // Uniform on [-b, b] has variance b^2 / 3; 120000 samples pin it to well within 2%.
+  EXPECT_NEAR(sum_sq / static_cast<double>(w.size()), bound * bound / 3, 0.02 * bound * bound / 3);
+}
+
+TEST(Module, ToKeepsParameterIdentity) {
+  Net net;
+  std::vector<Tensor> held = net->parameters();  // as an optimiser holds them
+  net->to(kFloat64);
+  for (std::size_t i = 0; i < held.size(); ++i) {
+    EXPECT_TRUE(held[i].is_same(net->parameters()[i]));
+    EXPECT_EQ(held[i].dtype(), kFloat64);
+    EXPECT_TRUE(held[i].requires_grad());
+  }
+  EXPECT_EQ(net->named_buffers()[0].second.dtype(), kFloat64);
+  net->to(other_device());
+  EXPECT_EQ(held[0].device(), other_device());
+  EXPECT_EQ(net->device(), other_device());
+}
+
+TEST(Module, ForwardOnAnotherDeviceNamesTheParameter) {
+  Net net;
+  net->to(other_device());
+  const Tensor x = randn({2, 8});
+  const std::string needle = "encoder.fc1.weight is on " + other_device().str() + ", input is on cpu";
+  EXPECT_TRUE(throws_with<DeviceMismatchError>([&] { net->forward(x); }, needle));
+}
+
+TEST(Module, TrainAndEvalReachEveryChild) {
+  Net net;
+  EXPECT_TRUE(net->encoder->fc1->is_training());
+  net->eval();
+  EXPECT_FALSE(net->encoder->fc1->is_training());
+  net->train();
+  EXPECT_TRUE(net->head->is_training());
+}
+
+TEST(Module, ZeroGradClearsOrZeroes) {
+  Net net;
+  net->forward(randn({3, 8})).sum().backward();
+  for (const Tensor& p : net->parameters()) ASSERT_TRUE(p.grad().defined());
+  net->zero_grad(/*set_to_none=*/false);
+  for (const Tensor& p : net->parameters()) EXPECT_EQ(p.grad().abs().sum().item<double>(), 0.0);
+  net->zero_grad();
+  for (const Tensor& p : net->parameters()) EXPECT_FALSE(p.grad().defined());
+}
+
+TEST(Module, StateDictRoundTripsIntoAFreshModel) {
+  Net a, b;
+  b->load_state_dict(a->state_dict());
+  const Tensor x = randn({2, 8});
+  EXPECT_TRUE(equal(a->forward(x), b->forward(x)));
+  EXPECT_EQ(a->state_dict().size(), 6u);  // five parameters and one buffer
+}
+
+TEST(Module, StrictLoadListsMissingUnexpectedAndMismatchedKeys) {
+  Net net;
+  nn::StateDict state = net->state_dict();
+  state.erase("head.bias");
+  state["extra.weight"] = zeros({1});
+  EXPECT_TRUE(throws_with<Error>([&] { net->load_state_dict(state); }, "Missing keys: head.bias"));
+  EXPECT_TRUE(throws_with<Error>([&] { net->load_state_dict(state); }, "Unexpected keys: extra.weight"));
+  net->load_state_dict(state, /*strict=*/false);
+  state["head.weight"] = zeros({9, 9});
+  EXPECT_TRUE(throws_with<Error>([&] { net->load_state_dict(state, false); }, "head.weight: checkpoint [9, 9]"));
+}
+
+TEST(Module, PrintsTheTree) {
+  auto model = nn::Sequential(nn::Linear(784, 128), nn::ReLU(), nn::Linear(128, 10));
+  EXPECT_EQ(model->str(),
+            "Sequential(\n"
+            "  (0): Linear(in_features=784, out_features=128, bias=true)\n"
+            "  (1): ReLU()\n"
+            "  (2): Linear(in_features=128, out_features=10, bias=true)\n"
+            ")");
+  std::ostringstream s;
+  s << *Net().get();
+  EXPECT_NE(s.str().find("(encoder): Encoder(\n    (fc1): Linear"), std::string::npos) << s.str();
+}
+
+TEST(Module, RegistrationErrors) {
+  struct Bad : nn::Module {
+    void twice() {
+      register_parameter("w", zeros({1}));
+      register_parameter("w", zeros({1}));
+    }
+    void dotted() { register_buffer("a.b", zeros({1})); }
+  };
+  Bad bad;
+  EXPECT_TRUE(throws_with<Error>([&] { bad.twice(); }, "already registered"));
+  EXPECT_TRUE(throws_with<Error>([&] { bad.dotted(); }, "no '.'"));
+  nn::Linear empty(nullptr);
+  EXPECT_TRUE(throws_with<Error>([&] { empty->forward(zeros({1})); }, "empty"));
+}
+
+TEST(Module, DropoutScalesWhileTrainingAndIsIdentityInEval) {
+  nn::Dropout drop(0.25);
+  const Tensor x = ones({100000});
+  const std::vector<double> y = values_of(drop->forward(x));
+  std::size_t kept = 0;
+  for (double v : y) {
+    ASSERT_TRUE(v == 0.0 || std::abs(v - 1.0 / 0.75) < 1e-6);
+    kept += v != 0.0;
+  }
+  EXPECT_NEAR(static_cast<double>(kept) / 100000.0, 0.75, 0.01);
+  drop->eval();
+  EXPECT_TRUE(equal(drop->forward(x), x));
+}
+
+TEST(Module, SequentialAppliesInOrderAndBackpropagates) {
+  auto model = nn::Sequential(nn::Linear(3, 4), nn::Tanh(), nn::Linear(4, 2), nn::Sigmoid());
+  const Tensor x = randn({5, 3});
+  Tensor manual = x;
+  for (std::size_t i = 0; i < model->size(); ++i) manual = (*model)[i]->forward(manual);
+  EXPECT_TRUE(equal(model->forward(x), manual));
+  model->forward(x).sum().backward();
+  for (const Tensor& p : model->parameters()) EXPECT_TRUE(p.grad().defined());
+}
+
+}  // namespace
+}  // namespace hwaro::test
