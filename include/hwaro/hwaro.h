@@ -2,6 +2,7 @@
 // The umbrella header: #include <hwaro/hwaro.h> and namespace hw = hwaro;
 #include "hwaro/autograd.h"
 #include "hwaro/cuda.h"
+#include "hwaro/data.h"
 #include "hwaro/device.h"
 #include "hwaro/dtype.h"
 #include "hwaro/errors.h"

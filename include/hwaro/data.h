@@ -1,0 +1,5 @@
+#pragma once
+// Data loading (guide §3.2, Dev Tip 3): data sets, transforms, readers, the DataLoader.
+#include "hwaro/data/dataloader.h"
+#include "hwaro/data/dataset.h"
+#include "hwaro/data/sample_rng.h"

@@ -1,0 +1,49 @@
+// BatchAllocator: output tensors for collation, pinned ones from a reusable pool.
+#include <mutex>
+#include <vector>
+
+#include "core/tensor_impl.h"
+#include "hwaro/data/dataloader.h"
+#include "hwaro/ops.h"
+
+namespace hwaro::data {
+
+// Buffers handed out before. One is free again when the pool's handle is the only one left on
+// both the tensor and its storage (no batch, view or copy-in-flight handle refers to it).
+// Caveat: a to(cuda, non_blocking=true) copy that the caller did not keep a handle for could
+// still be reading it; hold the host batch until the copy is done (DevicePrefetcher does).
+struct BatchAllocator::Pool {
+  static constexpr std::size_t kMaxBuffers = 64;
+  std::mutex mutex;
+  std::vector<Tensor> buffers;
+};
+
+BatchAllocator::BatchAllocator(bool pin_memory) : pin_memory_(pin_memory), pool_(std::make_unique<Pool>()) {}
+BatchAllocator::~BatchAllocator() = default;
+
+namespace {
+bool unreferenced(const Tensor& t) {
+  return t.impl_ptr().use_count() == 1 && t.impl()->storage().use_count() == 1;
+}
+bool same_shape(const Tensor& t, IntArrayRef sizes, DType dtype) {
+  return t.dtype() == dtype && t.sizes() == sizes;
+}
+}  // namespace
+
+Tensor BatchAllocator::empty(IntArrayRef sizes, DType dtype) {
+  if (!pin_memory_) return hwaro::empty(sizes, {.dtype = dtype});
+  std::lock_guard<std::mutex> lock(pool_->mutex);
+  for (const Tensor& t : pool_->buffers) {
+    if (same_shape(t, sizes, dtype) && unreferenced(t)) return t;
+  }
+  Tensor fresh = hwaro::empty(sizes, {.dtype = dtype, .pin_memory = true});
+  if (pool_->buffers.size() < Pool::kMaxBuffers) pool_->buffers.push_back(fresh);
+  return fresh;
+}
+
+std::size_t BatchAllocator::pooled_buffers() const {
+  std::lock_guard<std::mutex> lock(pool_->mutex);
+  return pool_->buffers.size();
+}
+
+}  // namespace hwaro::data
