@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <string>
 
+#include "hwaro/cuda_stream.h"  // streams, events, synchronize
+
 namespace hwaro::cuda {
 
 struct DeviceProperties {

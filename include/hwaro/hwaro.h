@@ -12,4 +12,5 @@
 #include "hwaro/scalar.h"
 #include "hwaro/tensor.h"
 #include "hwaro/tensor_options.h"
+#include "hwaro/timer.h"
 #include "hwaro/version.h"

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cuda/cuda_check.h"
+#include "cuda/stream_state.h"
 
 namespace hwaro::cuda {
 
@@ -87,8 +88,8 @@ DataPtr CachingDeviceAllocator::allocate(std::size_t nbytes) {
     return DataPtr(p, backing_.get(), [](void* backing, void* data) { static_cast<CudaBacking*>(backing)->raw_free(data); },
                    device);
   }
-  // The default stream for now; streams of their own arrive with the CUDA execution model.
-  void* p = cache_->allocate(nbytes, StreamId{0});
+  // Blocks belong to the stream they are allocated on: this thread's current stream of the device.
+  void* p = cache_->allocate(nbytes, reinterpret_cast<StreamId>(detail::current_handle(device_)));
   return DataPtr(p, cache_.get(), [](void* cache, void* data) { static_cast<BlockCache*>(cache)->free(data); }, device);
 }
 

@@ -1,4 +1,4 @@
-// The CUDA backend: devices, the caching allocator, each device's default stream,
+// The CUDA backend: devices, the caching allocator, each thread's current stream,
 // copies, and the kernel table that the families of kernel_families.h fill.
 #include "cuda/cuda_backend.h"
 
@@ -12,29 +12,16 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_query.h"
 #include "cuda/kernel_families.h"
+#include "cuda/stream_state.h"
 
 namespace hwaro::cuda {
 namespace {
-
-class DefaultStream final : public Stream {
- public:
-  explicit DefaultStream(int index) : index_(index) {}
-  Device device() const override { return Device(DeviceType::CUDA, index_); }
-  void synchronize() override {
-    HWARO_CUDA_CHECK(cudaSetDevice(index_));
-    HWARO_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-  }
-
- private:
-  int index_;
-};
 
 class CudaBackend final : public Backend {
  public:
   CudaBackend() {
     for (int i = 0; i < device_count(); ++i) {
       allocators_.push_back(std::make_unique<CachingDeviceAllocator>(i));
-      streams_.push_back(std::make_unique<DefaultStream>(i));
     }
     register_copy_kernels(table_);
     register_unary_kernels(table_);
@@ -49,8 +36,10 @@ class CudaBackend final : public Backend {
   int device_count() const override { return detail::availability().device_count; }
   std::string unavailable_reason() const override { return detail::availability().reason; }
   Allocator& allocator(int index) override { return *allocators_.at(static_cast<std::size_t>(index)); }
-  Stream& current_stream(int index) override { return *streams_.at(static_cast<std::size_t>(index)); }
-  void copy(const TensorView& src, const TensorView& dst, Stream& stream) override {
+  int current_device() const override { return detail::thread_device(); }
+  // This thread's current stream of the device: the default stream unless a StreamGuard says otherwise.
+  hwaro::Stream& current_stream(int index) override { return detail::current_stream_object(index); }
+  void copy(const TensorView& src, const TensorView& dst, hwaro::Stream& stream) override {
     HWARO_CHECK(src.dtype == dst.dtype && src.is_contiguous() && dst.is_contiguous(),
                 "CUDA copies of non-contiguous or dtype-converting views need the CUDA kernels");
     const std::size_t nbytes = static_cast<std::size_t>(dst.numel()) * element_size(dst.dtype);
@@ -59,12 +48,16 @@ class CudaBackend final : public Backend {
     HWARO_CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault,
                                      static_cast<cudaStream_t>(stream.native_handle())));
   }
-  void synchronize(int index) override { streams_.at(static_cast<std::size_t>(index))->synchronize(); }
+  // All work on the device, every stream (hw::Timer relies on this).
+  void synchronize(int index) override {
+    HWARO_CUDA_CHECK(cudaSetDevice(index));
+    HWARO_CUDA_CHECK(cudaDeviceSynchronize());
+    HWARO_CUDA_CHECK(cudaSetDevice(detail::thread_device()));
+  }
   KernelFn kernel(OpId op, DType dtype) const override { return table_.get(op, dtype); }
 
  private:
   std::vector<std::unique_ptr<CachingDeviceAllocator>> allocators_;
-  std::vector<std::unique_ptr<DefaultStream>> streams_;
   KernelTable table_;
 };
 

@@ -1,0 +1,26 @@
+#pragma once
+// The per-thread half of the CUDA execution model: each thread's current device and
+// the current stream of each device (nullptr: the default stream). Ops enqueue on
+// current_stream_object(device), which StreamGuard redirects.
+#include <cuda_runtime_api.h>
+
+#include "core/stream.h"
+
+namespace hwaro::cuda::detail {
+
+// Throws hw::Error "<what> needs a GPU, but none is available (<reason>) ..." without one.
+void require_gpu(const char* what);
+// -1 -> this thread's current device; otherwise checks that the device exists.
+int resolve_device(int device, const char* what);
+
+int thread_device();
+void set_thread_device(int device);  // also cudaSetDevice
+// For destructors: the same without throwing (the device was valid when it was saved).
+void restore_thread_device(int device) noexcept;
+
+cudaStream_t current_handle(int device);
+void set_current_handle(int device, cudaStream_t stream);
+// The backend's view of this thread's current stream of `device` (valid on this thread only).
+hwaro::Stream& current_stream_object(int device);
+
+}  // namespace hwaro::cuda::detail
