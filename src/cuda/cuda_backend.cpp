@@ -5,6 +5,9 @@
 #include <cuda_runtime_api.h>
 
 #include <memory>
+#include <mutex>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "core/backend_registry.h"
@@ -12,6 +15,7 @@
 #include "cuda/cuda_check.h"
 #include "cuda/device_query.h"
 #include "cuda/kernel_families.h"
+#include "cuda/pinned_host_allocator.h"
 #include "cuda/stream_state.h"
 
 namespace hwaro::cuda {
@@ -39,14 +43,27 @@ class CudaBackend final : public Backend {
   int current_device() const override { return detail::thread_device(); }
   // This thread's current stream of the device: the default stream unless a StreamGuard says otherwise.
   hwaro::Stream& current_stream(int index) override { return detail::current_stream_object(index); }
+  Allocator* pinned_host_allocator() override { return &pinned_; }
+  // Host<->device copies run on `stream` (the current stream of the GPU side): asynchronous
+  // for pinned host memory, whose block then waits for the stream before reuse. Copies
+  // between two GPUs use peer access where the hardware has it, after the source's
+  // current stream has passed the work that produced the source.
   void copy(const TensorView& src, const TensorView& dst, hwaro::Stream& stream) override {
     HWARO_CHECK(src.dtype == dst.dtype && src.is_contiguous() && dst.is_contiguous(),
                 "CUDA copies of non-contiguous or dtype-converting views need the CUDA kernels");
     const std::size_t nbytes = static_cast<std::size_t>(dst.numel()) * element_size(dst.dtype);
     const int index = dst.device.is_cuda() ? dst.device.index() : src.device.index();
+    auto* handle = static_cast<cudaStream_t>(stream.native_handle());
     HWARO_CUDA_CHECK(cudaSetDevice(index));
-    HWARO_CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault,
-                                     static_cast<cudaStream_t>(stream.native_handle())));
+    if (src.device.is_cuda() && dst.device.is_cuda() && src.device.index() != index) {
+      enable_peer_access(index, src.device.index());
+      order_after_current_stream_of(src.device.index(), handle);
+      HWARO_CUDA_CHECK(cudaSetDevice(index));
+    }
+    HWARO_CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault, handle));
+    if (src.device.is_cpu()) pinned_.record_stream(src.data, index, handle);
+    if (dst.device.is_cpu()) pinned_.record_stream(dst.data, index, handle);
+    HWARO_CUDA_CHECK(cudaSetDevice(detail::thread_device()));
   }
   // All work on the device, every stream (hw::Timer relies on this).
   void synchronize(int index) override {
@@ -58,7 +75,35 @@ class CudaBackend final : public Backend {
 
  private:
   std::vector<std::unique_ptr<CachingDeviceAllocator>> allocators_;
+  PinnedHostAllocator pinned_;
   KernelTable table_;
+
+  // Lets `device` read and write `peer`'s memory directly, once, where cudaDeviceCanAccessPeer
+  // says it can; otherwise cudaMemcpyAsync stages the copy through the host.
+  void enable_peer_access(int device, int peer) {
+    std::lock_guard<std::mutex> lock(peer_mutex_);
+    if (!peer_checked_.insert({device, peer}).second) return;
+    int can = 0;
+    HWARO_CUDA_CHECK(cudaDeviceCanAccessPeer(&can, device, peer));
+    if (can == 0) return;
+    const cudaError_t status = cudaDeviceEnablePeerAccess(peer, 0);
+    if (status == cudaErrorPeerAccessAlreadyEnabled) {
+      cudaGetLastError();
+      return;
+    }
+    HWARO_CUDA_CHECK(status);
+  }
+  // Makes `stream` wait for the work queued so far on this thread's current stream of `device`.
+  static void order_after_current_stream_of(int device, cudaStream_t stream) {
+    cudaEvent_t event = nullptr;
+    HWARO_CUDA_CHECK(cudaSetDevice(device));
+    HWARO_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    HWARO_CUDA_CHECK(cudaEventRecord(event, detail::current_handle(device)));
+    HWARO_CUDA_CHECK(cudaStreamWaitEvent(stream, event, 0));
+    HWARO_CUDA_CHECK(cudaEventDestroy(event));  // destroyed once complete; the wait still holds
+  }
+  std::mutex peer_mutex_;
+  std::set<std::pair<int, int>> peer_checked_;
 };
 
 }  // namespace
