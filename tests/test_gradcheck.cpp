@@ -122,7 +122,7 @@ TEST_P(Gradcheck, MatchesFiniteDifferences) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryOp, Gradcheck, ::testing::ValuesIn(cases()),
-                         [](const auto& info) { return info.param.name; });
+                         [](const auto& test_info) { return test_info.param.name; });
 
 // gradcheck itself must fail on a wrong gradient, or the suite above proves nothing.
 TEST(GradcheckItself, RejectsAWrongGradient) {

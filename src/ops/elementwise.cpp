@@ -30,19 +30,8 @@ Tensor wrap_scalar(const Scalar& value, DType dtype, Device device) {
   return t;
 }
 
-Tensor binary(OpId op, const char* name, const Tensor& a, const Tensor& b, DType compute, DType out_dtype,
-              KernelArgs& params) {
-  check_same_device(name, {{"self", a}, {"other", b}});
-  GradScope grad({&a, &b});
-  const Tensor out = binary_kernel(op, name, a, b, compute, out_dtype, params);
-  if (grad.active() && is_floating_point(out_dtype)) {
-    GradCall call{.kind = GradOp::Binary, .op = op, .inputs = {a, b}};
-    for (int i = 0; i < 4; ++i) call.reals[i] = params.scalars[i];
-    grad.record(out, std::move(call));
-  }
-  return out;
-}
-
+namespace {
+// binary() without the autograd record: the kernel launch alone.
 Tensor binary_kernel(OpId op, const char* name, const Tensor& a, const Tensor& b, DType compute, DType out_dtype,
                      KernelArgs& params) {
   const Device device = a.device();
@@ -65,6 +54,20 @@ Tensor binary_kernel(OpId op, const char* name, const Tensor& a, const Tensor& b
   params.tensors[2] = broadcast_view(cb, shape, b_strides);
   params.num_tensors = 3;
   launch(op, compute, device, params);
+  return out;
+}
+}  // namespace
+
+Tensor binary(OpId op, const char* name, const Tensor& a, const Tensor& b, DType compute, DType out_dtype,
+              KernelArgs& params) {
+  check_same_device(name, {{"self", a}, {"other", b}});
+  GradScope grad({&a, &b});
+  const Tensor out = binary_kernel(op, name, a, b, compute, out_dtype, params);
+  if (grad.active() && is_floating_point(out_dtype)) {
+    GradCall call{.kind = GradOp::Binary, .op = op, .inputs = {a, b}};
+    for (int i = 0; i < 4; ++i) call.reals[i] = params.scalars[i];
+    grad.record(out, std::move(call));
+  }
   return out;
 }
 

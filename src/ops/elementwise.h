@@ -20,9 +20,6 @@ Tensor wrap_scalar(const Scalar& value, DType dtype, Device device);
 // dtypes take a fast path with no allocation but the result's.
 Tensor binary(OpId op, const char* name, const Tensor& a, const Tensor& b, DType compute, DType out_dtype,
               KernelArgs& params);
-// binary() without the autograd record: the kernel launch alone.
-Tensor binary_kernel(OpId op, const char* name, const Tensor& a, const Tensor& b, DType compute, DType out_dtype,
-                     KernelArgs& params);
 // self = op(self, other), computed in `compute` (self's dtype must be able to hold it), other
 // broadcast to self's shape.
 Tensor& binary_(OpId op, const char* name, Tensor& self, const Tensor& other, DType compute, KernelArgs& params);
