@@ -9,6 +9,7 @@
 #include "hwaro/generator.h"
 #include "hwaro/nn.h"
 #include "hwaro/ops.h"
+#include "hwaro/optim.h"
 #include "hwaro/scalar.h"
 #include "hwaro/tensor.h"
 #include "hwaro/tensor_options.h"

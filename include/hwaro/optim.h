@@ -1,0 +1,103 @@
+#pragma once
+// hw::optim: optimisers with torch.optim's names, defaults and update rules. They see
+// parameters and their gradients, never modules:
+//   hw::optim::SGD opt(model->parameters(), {.lr = 0.1, .momentum = 0.9});
+//   opt.zero_grad(); loss.backward(); opt.step();
+// Updates run without recording a graph, in place, so parameters keep their identity.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hwaro/tensor.h"
+
+namespace hwaro::optim {
+
+// A set of parameters sharing hyper-parameters; lr is what schedulers change.
+struct ParamGroup {
+  std::vector<Tensor> params;
+  double lr = 0.0;
+};
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  // One update from the current gradients; parameters without a gradient are skipped.
+  virtual void step() = 0;
+  // set_to_none (PyTorch's default): gradients become undefined; else they are zeroed.
+  void zero_grad(bool set_to_none = true);
+  std::vector<ParamGroup>& param_groups() { return groups_; }
+  const std::vector<ParamGroup>& param_groups() const { return groups_; }
+  // Per-parameter state as named tensors ("state.<index>.<name>") plus each group's lr
+  // ("param_groups.<g>.lr", 0-D float64), for checkpoints.
+  std::map<std::string, Tensor> state_dict() const;
+  void load_state_dict(const std::map<std::string, Tensor>& state);
+
+ protected:
+  Optimizer(std::vector<Tensor> params, double lr, const char* name);
+  // The state tensors of parameter `index` (in order over groups), made on first use.
+  std::map<std::string, Tensor>& state_of(std::size_t index) { return state_[index]; }
+  std::int64_t& steps_of(std::size_t index) { return steps_[index]; }
+
+ private:
+  std::vector<ParamGroup> groups_;
+  std::map<std::size_t, std::map<std::string, Tensor>> state_;
+  std::map<std::size_t, std::int64_t> steps_;
+};
+
+struct SGDOptions {
+  double lr = 1e-3;
+  double momentum = 0.0;
+  double dampening = 0.0;
+  double weight_decay = 0.0;
+  bool nesterov = false;
+};
+
+class SGD : public Optimizer {
+ public:
+  SGD(std::vector<Tensor> params, SGDOptions options = {});
+  void step() override;
+
+ private:
+  SGDOptions options_;
+};
+
+struct AdamOptions {
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 0.0;  // Adam: added to the gradient (L2); AdamW: decoupled decay
+  bool amsgrad = false;
+};
+
+class Adam : public Optimizer {
+ public:
+  Adam(std::vector<Tensor> params, AdamOptions options = {});
+  void step() override;
+
+ protected:
+  Adam(std::vector<Tensor> params, AdamOptions options, bool decoupled, const char* name);
+
+ private:
+  AdamOptions options_;
+  bool decoupled_weight_decay_;
+};
+
+// Adam with decoupled weight decay (Loshchilov & Hutter); PyTorch's default decay 1e-2.
+struct AdamWOptions {
+  double lr = 1e-3;
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double eps = 1e-8;
+  double weight_decay = 1e-2;
+  bool amsgrad = false;
+};
+
+class AdamW : public Adam {
+ public:
+  AdamW(std::vector<Tensor> params, AdamWOptions options = {});
+};
+
+}  // namespace hwaro::optim

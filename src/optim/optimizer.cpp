@@ -1,0 +1,83 @@
+#include "hwaro/optim.h"
+
+#include "hwaro/autograd.h"
+#include "hwaro/ops.h"
+
+namespace hwaro::optim {
+
+Optimizer::Optimizer(std::vector<Tensor> params, double lr, const char* name) {
+  HWARO_CHECK(!params.empty(), name, ": got an empty parameter list; pass model->parameters()");
+  HWARO_CHECK(lr >= 0.0, name, ": invalid learning rate ", lr, " (it must be >= 0)");
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    HWARO_CHECK(params[i].defined() && params[i].is_leaf(), name, ": parameter ", i,
+                " is undefined or not a leaf; optimisers update leaves (model->parameters())");
+  }
+  groups_.push_back({std::move(params), lr});
+}
+
+void Optimizer::zero_grad(bool set_to_none) {
+  NoGradGuard no_grad;
+  for (ParamGroup& group : groups_) {
+    for (Tensor& p : group.params) {
+      Tensor& g = p.mutable_grad();
+      if (!g.defined()) continue;
+      if (set_to_none) {
+        g = Tensor();
+      } else {
+        g.zero_();
+      }
+    }
+  }
+}
+
+std::map<std::string, Tensor> Optimizer::state_dict() const {
+  std::map<std::string, Tensor> out;
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    out["param_groups." + std::to_string(g) + ".lr"] = scalar_tensor(groups_[g].lr, {.dtype = kFloat64});
+  }
+  for (const auto& [index, tensors] : state_) {
+    for (const auto& [name, t] : tensors) out["state." + std::to_string(index) + "." + name] = t.detach();
+  }
+  for (const auto& [index, steps] : steps_) {
+    out["state." + std::to_string(index) + ".step"] = scalar_tensor(steps, {.dtype = kInt64});
+  }
+  return out;
+}
+
+void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
+  NoGradGuard no_grad;
+  std::size_t count = 0;
+  for (const ParamGroup& group : groups_) count += group.params.size();
+  for (const auto& [key, t] : state) {
+    if (key.rfind("param_groups.", 0) == 0) {
+      const std::size_t g = std::stoul(key.substr(13));
+      HWARO_CHECK(g < groups_.size(), "optimizer load_state_dict: '", key, "' names group ", g, " but there are ",
+                  groups_.size());
+      groups_[g].lr = t.item<double>();
+      continue;
+    }
+    HWARO_CHECK(key.rfind("state.", 0) == 0, "optimizer load_state_dict: unexpected key '", key, "'");
+    const std::size_t dot = key.find('.', 6);
+    HWARO_CHECK(dot != std::string::npos, "optimizer load_state_dict: malformed key '", key, "'");
+    const std::size_t index = std::stoul(key.substr(6, dot - 6));
+    HWARO_CHECK(index < count, "optimizer load_state_dict: '", key, "' names parameter ", index, " but there are ",
+                count, "; was the checkpoint made for another model?");
+    const std::string name = key.substr(dot + 1);
+    if (name == "step") {
+      steps_[index] = t.item<std::int64_t>();
+    } else {
+      state_[index][name] = t.clone();
+    }
+  }
+  // State lives with its parameter.
+  std::size_t index = 0;
+  for (const ParamGroup& group : groups_) {
+    for (const Tensor& p : group.params) {
+      auto it = state_.find(index++);
+      if (it == state_.end()) continue;
+      for (auto& [name, t] : it->second) t = t.to(p.device(), p.dtype());
+    }
+  }
+}
+
+}  // namespace hwaro::optim
