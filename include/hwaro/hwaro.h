@@ -10,6 +10,7 @@
 #include "hwaro/nn.h"
 #include "hwaro/ops.h"
 #include "hwaro/optim.h"
+#include "hwaro/optim/lr_scheduler.h"
 #include "hwaro/scalar.h"
 #include "hwaro/tensor.h"
 #include "hwaro/tensor_options.h"

@@ -6,3 +6,4 @@
 #include "hwaro/nn/layers.h"
 #include "hwaro/nn/losses.h"
 #include "hwaro/nn/module.h"
+#include "hwaro/nn/utils.h"

@@ -1,0 +1,76 @@
+#pragma once
+// Learning-rate schedulers with torch.optim.lr_scheduler's names and formulas. Each is
+// closed-form in last_epoch, so a checkpoint's last_epoch restores the schedule exactly:
+//   hw::optim::CosineAnnealingLR sched(opt, /*T_max=*/epochs);
+//   for (...) { train_one_epoch(); sched.step(); }
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "hwaro/optim.h"
+
+namespace hwaro::optim {
+
+class LRScheduler {
+ public:
+  virtual ~LRScheduler() = default;
+  void step();
+  std::vector<double> get_last_lr() const { return last_lr_; }
+  std::int64_t last_epoch() const { return last_epoch_; }
+  // {"last_epoch": 0-dim float64}; load re-applies the lr for that epoch.
+  std::map<std::string, Tensor> state_dict() const;
+  void load_state_dict(const std::map<std::string, Tensor>& state);
+
+ protected:
+  explicit LRScheduler(Optimizer& optimizer);
+  // Call at the end of a derived constructor.
+  void apply();
+  virtual double lr_at(std::int64_t epoch, double base_lr) const = 0;
+
+  Optimizer& optimizer_;
+  std::vector<double> base_lrs_;
+  std::vector<double> last_lr_;
+  std::int64_t last_epoch_ = 0;
+};
+
+// lr = base_lr * gamma^floor(epoch / step_size)
+class StepLR : public LRScheduler {
+ public:
+  StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma = 0.1);
+
+ private:
+  double lr_at(std::int64_t epoch, double base_lr) const override;
+  std::int64_t step_size_;
+  double gamma_;
+};
+
+// lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * epoch / T_max)) / 2
+class CosineAnnealingLR : public LRScheduler {
+ public:
+  CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min = 0);
+
+ private:
+  double lr_at(std::int64_t epoch, double base_lr) const override;
+  std::int64_t t_max_;
+  double eta_min_;
+};
+
+// One cycle with cosine annealing: from max_lr/div_factor up to max_lr over
+// pct_start of total_steps, then down to initial_lr/final_div_factor. Stepping past
+// total_steps is an error. (Momentum cycling is not implemented.)
+class OneCycleLR : public LRScheduler {
+ public:
+  OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_steps, double pct_start = 0.3,
+             double div_factor = 25, double final_div_factor = 1e4);
+
+ private:
+  double lr_at(std::int64_t epoch, double base_lr) const override;
+  double max_lr_;
+  std::int64_t total_steps_;
+  double pct_start_;
+  double initial_lr_;
+  double min_lr_;
+};
+
+}  // namespace hwaro::optim

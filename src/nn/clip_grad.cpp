@@ -1,0 +1,36 @@
+// clip_grad_norm_ (torch.nn.utils.clip_grad_norm_): the joint norm of all gradients,
+// accumulated in float64, and one in-place scale of every gradient when it exceeds max_norm.
+#include <algorithm>
+#include <cmath>
+
+#include "hwaro/autograd.h"
+#include "hwaro/errors.h"
+#include "hwaro/nn/utils.h"
+
+namespace hwaro::nn::utils {
+
+double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type) {
+  HWARO_CHECK(max_norm >= 0, "clip_grad_norm_: expected max_norm >= 0, found ", max_norm);
+  HWARO_CHECK(norm_type > 0, "clip_grad_norm_: expected norm_type > 0 (or INFINITY), found ", norm_type);
+  NoGradGuard no_grad;
+  const bool inf_norm = std::isinf(norm_type);
+  double acc = 0;
+  for (const Tensor& p : params) {
+    if (!p.defined() || !p.grad().defined()) continue;
+    Tensor g = p.grad().to(kFloat64).abs();
+    if (g.numel() == 0) continue;
+    if (inf_norm)
+      acc = std::max(acc, g.max().item<double>());
+    else
+      acc += g.pow(norm_type).sum().item<double>();
+  }
+  const double total = inf_norm ? acc : std::pow(acc, 1.0 / norm_type);
+  // The 1e-6 keeps the scale finite for a zero norm, as PyTorch does.
+  const double scale = max_norm / (total + 1e-6);
+  if (scale < 1)
+    for (const Tensor& p : params)
+      if (p.defined() && p.grad().defined()) p.mutable_grad().mul_(scale);
+  return total;
+}
+
+}  // namespace hwaro::nn::utils

@@ -1,0 +1,101 @@
+// Learning-rate schedulers in closed form: lr is a function of last_epoch and each
+// group's base lr, so loading last_epoch from a checkpoint restores the schedule exactly.
+#include <cmath>
+#include <numbers>
+
+#include "hwaro/errors.h"
+#include "hwaro/ops.h"
+#include "hwaro/optim/lr_scheduler.h"
+
+namespace hwaro::optim {
+
+LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {
+  for (const ParamGroup& g : optimizer.param_groups()) base_lrs_.push_back(g.lr);
+}
+
+void LRScheduler::apply() {
+  auto& groups = optimizer_.param_groups();
+  HWARO_CHECK(groups.size() == base_lrs_.size(), "LRScheduler: the optimiser had ", base_lrs_.size(),
+              " parameter groups when the scheduler was made and has ", groups.size(),
+              " now; make the scheduler after adding groups");
+  last_lr_.clear();
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    groups[i].lr = lr_at(last_epoch_, base_lrs_[i]);
+    last_lr_.push_back(groups[i].lr);
+  }
+}
+
+void LRScheduler::step() {
+  ++last_epoch_;
+  apply();
+}
+
+std::map<std::string, Tensor> LRScheduler::state_dict() const {
+  return {{"last_epoch", scalar_tensor(static_cast<double>(last_epoch_), {.dtype = kFloat64})}};
+}
+
+void LRScheduler::load_state_dict(const std::map<std::string, Tensor>& state) {
+  auto it = state.find("last_epoch");
+  HWARO_CHECK(it != state.end() && it->second.defined() && it->second.numel() == 1,
+              "LRScheduler::load_state_dict: expected a one-element 'last_epoch' tensor, found none");
+  const double epoch = it->second.item<double>();
+  HWARO_CHECK(epoch >= 0 && epoch == std::floor(epoch), "LRScheduler::load_state_dict: expected last_epoch to be ",
+              "a non-negative integer, found ", epoch);
+  last_epoch_ = static_cast<std::int64_t>(epoch);
+  apply();
+}
+
+StepLR::StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma)
+    : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
+  HWARO_CHECK(step_size > 0, "StepLR: expected step_size > 0, found ", step_size);
+  apply();
+}
+
+double StepLR::lr_at(std::int64_t epoch, double base_lr) const {
+  return base_lr * std::pow(gamma_, static_cast<double>(epoch / step_size_));
+}
+
+CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min)
+    : LRScheduler(optimizer), t_max_(T_max), eta_min_(eta_min) {
+  HWARO_CHECK(T_max > 0, "CosineAnnealingLR: expected T_max > 0, found ", T_max);
+  HWARO_CHECK(eta_min >= 0, "CosineAnnealingLR: expected eta_min >= 0, found ", eta_min);
+  apply();
+}
+
+double CosineAnnealingLR::lr_at(std::int64_t epoch, double base_lr) const {
+  const double phase = std::numbers::pi * static_cast<double>(epoch) / static_cast<double>(t_max_);
+  return eta_min_ + (base_lr - eta_min_) * (1 + std::cos(phase)) / 2;
+}
+
+OneCycleLR::OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_steps, double pct_start,
+                       double div_factor, double final_div_factor)
+    : LRScheduler(optimizer),
+      max_lr_(max_lr),
+      total_steps_(total_steps),
+      pct_start_(pct_start),
+      initial_lr_(max_lr / div_factor),
+      min_lr_(max_lr / div_factor / final_div_factor) {
+  HWARO_CHECK(max_lr > 0, "OneCycleLR: expected max_lr > 0, found ", max_lr);
+  HWARO_CHECK(total_steps > 1, "OneCycleLR: expected total_steps > 1, found ", total_steps);
+  HWARO_CHECK(pct_start > 0 && pct_start < 1, "OneCycleLR: expected pct_start in (0, 1), found ", pct_start);
+  HWARO_CHECK(div_factor > 0 && final_div_factor > 0, "OneCycleLR: expected div_factor and final_div_factor > 0, ",
+              "found ", div_factor, " and ", final_div_factor);
+  HWARO_CHECK(pct_start * static_cast<double>(total_steps) - 1 > 0, "OneCycleLR: pct_start * total_steps must ",
+              "exceed 1 so the warm-up phase has a step, found ", pct_start * static_cast<double>(total_steps));
+  apply();
+}
+
+double OneCycleLR::lr_at(std::int64_t epoch, double /*base_lr*/) const {
+  HWARO_CHECK(epoch < total_steps_, "OneCycleLR: stepped ", epoch + 1, " times but total_steps is ", total_steps_,
+              "; raise total_steps");
+  auto anneal = [](double start, double end, double pct) {
+    return end + (start - end) / 2 * (1 + std::cos(std::numbers::pi * pct));
+  };
+  const double warm_end = pct_start_ * static_cast<double>(total_steps_) - 1;
+  const double last = static_cast<double>(total_steps_ - 1);
+  const double e = static_cast<double>(epoch);
+  if (e <= warm_end) return anneal(initial_lr_, max_lr_, e / warm_end);
+  return anneal(max_lr_, min_lr_, (e - warm_end) / (last - warm_end));
+}
+
+}  // namespace hwaro::optim

@@ -1,0 +1,112 @@
+// Learning-rate schedulers against the values of torch.optim.lr_scheduler's formulas
+// (worked out by hand in float64), their checkpoint round trip, and clip_grad_norm_
+// against a float64 norm of fresh random gradients.
+#include <cmath>
+
+#include "hwaro/nn/utils.h"
+#include "hwaro/optim/lr_scheduler.h"
+#include "support/test_support.h"
+
+namespace hwaro::test {
+namespace {
+
+std::vector<double> lrs_over(optim::LRScheduler& sched, optim::Optimizer& opt, int steps) {
+  std::vector<double> lrs;
+  for (int i = 0; i < steps; ++i) {
+    lrs.push_back(opt.param_groups()[0].lr);
+    sched.step();
+  }
+  return lrs;
+}
+
+void expect_near_all(const std::vector<double>& got, const std::vector<double>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-12) << "step " << i;
+}
+
+TEST(LRScheduler, StepLRDecaysEveryStepSize) {
+  Tensor p = zeros({3}).set_requires_grad(true);
+  optim::SGD opt({p}, {.lr = 0.1});
+  optim::StepLR sched(opt, /*step_size=*/2, /*gamma=*/0.5);
+  expect_near_all(lrs_over(sched, opt, 6), {0.1, 0.1, 0.05, 0.05, 0.025, 0.025});
+}
+
+TEST(LRScheduler, CosineAnnealingReachesEtaMinAtTMax) {
+  Tensor p = zeros({3}).set_requires_grad(true);
+  optim::SGD opt({p}, {.lr = 1.0});
+  optim::CosineAnnealingLR sched(opt, /*T_max=*/4);
+  expect_near_all(lrs_over(sched, opt, 5), {1.0, 0.8535533905932737, 0.5, 0.14644660940672627, 0.0});
+}
+
+TEST(LRScheduler, OneCycleWarmsUpThenAnneals) {
+  Tensor p = zeros({3}).set_requires_grad(true);
+  optim::Adam opt({p}, {.lr = 1e-3});
+  optim::OneCycleLR sched(opt, /*max_lr=*/1.0, /*total_steps=*/10);
+  std::vector<double> lrs;
+  for (int i = 0; i < 10; ++i) {
+    lrs.push_back(opt.param_groups()[0].lr);
+    if (i < 9) sched.step();
+  }
+  expect_near_all(lrs, {0.04, 0.52, 1.0, 0.9504846320134737, 0.8117456539497631, 0.6112620219362893,
+                        0.38874197806371075, 0.18825834605023697, 0.049519367986526286, 4e-06});
+  EXPECT_THROW(sched.step(), Error);  // past total_steps
+}
+
+TEST(LRScheduler, StateDictRestoresTheSchedule) {
+  Tensor p = zeros({3}).set_requires_grad(true);
+  optim::SGD opt({p}, {.lr = 1.0});
+  optim::CosineAnnealingLR sched(opt, 10);
+  for (int i = 0; i < 3; ++i) sched.step();
+  const auto state = sched.state_dict();
+
+  Tensor q = zeros({3}).set_requires_grad(true);
+  optim::SGD opt2({q}, {.lr = 1.0});
+  optim::CosineAnnealingLR resumed(opt2, 10);
+  resumed.load_state_dict(state);
+  EXPECT_EQ(resumed.last_epoch(), 3);
+  EXPECT_DOUBLE_EQ(opt2.param_groups()[0].lr, opt.param_groups()[0].lr);
+  EXPECT_THROW(resumed.load_state_dict({}), Error);
+}
+
+TEST(LRScheduler, BadArgumentsAreErrors) {
+  Tensor p = zeros({3}).set_requires_grad(true);
+  optim::SGD opt({p}, {.lr = 1.0});
+  EXPECT_THROW(optim::StepLR(opt, 0), Error);
+  EXPECT_THROW(optim::CosineAnnealingLR(opt, 0), Error);
+  EXPECT_THROW(optim::OneCycleLR(opt, 1.0, 1), Error);
+}
+
+// Float64 reference of the joint p-norm of all gradients.
+double reference_norm(const std::vector<std::vector<double>>& grads, double p) {
+  double acc = 0;
+  for (const auto& g : grads)
+    for (double v : g) acc = std::isinf(p) ? std::max(acc, std::abs(v)) : acc + std::pow(std::abs(v), p);
+  return std::isinf(p) ? acc : std::pow(acc, 1 / p);
+}
+
+TEST(ClipGradNorm, ScalesToMaxNormAndReturnsTheNormBefore) {
+  std::mt19937_64 rng(fresh_seed());
+  for (double p_norm : {2.0, 1.0, static_cast<double>(INFINITY)}) {
+    std::vector<Tensor> params;
+    std::vector<std::vector<double>> grads;
+    for (const std::vector<std::int64_t>& shape : std::vector<std::vector<std::int64_t>>{{4, 5}, {7}}) {
+      Tensor w = zeros(shape).set_requires_grad(true);
+      w.mutable_grad() = random_tensor(shape, kFloat32, rng);
+      grads.push_back(values_of(w.grad()));
+      params.push_back(w);
+    }
+    params.push_back(zeros({2}).set_requires_grad(true));  // no gradient: skipped
+    const double want = reference_norm(grads, p_norm);
+    const double max_norm = want / 3;
+    EXPECT_NEAR(nn::utils::clip_grad_norm_(params, max_norm, p_norm), want, 1e-5 * want);
+    std::vector<std::vector<double>> after = {values_of(params[0].grad()), values_of(params[1].grad())};
+    EXPECT_NEAR(reference_norm(after, p_norm), max_norm, 1e-4 * max_norm) << "norm " << p_norm;
+    // Under the limit nothing changes.
+    EXPECT_NEAR(nn::utils::clip_grad_norm_(params, 10 * want, p_norm), max_norm, 1e-4 * max_norm);
+    EXPECT_EQ(values_of(params[0].grad()), after[0]);
+  }
+  EXPECT_THROW(nn::utils::clip_grad_norm_({}, -1.0), Error);
+}
+
+}  // namespace
+}  // namespace hwaro::test
