@@ -12,6 +12,7 @@
 #include "hwaro/optim.h"
 #include "hwaro/optim/lr_scheduler.h"
 #include "hwaro/scalar.h"
+#include "hwaro/serialize.h"
 #include "hwaro/tensor.h"
 #include "hwaro/tensor_options.h"
 #include "hwaro/timer.h"

@@ -1,0 +1,32 @@
+#pragma once
+// Checkpoints as safetensors files, the format the Python `safetensors` package reads and writes:
+//   8 bytes   little-endian u64 N, the header's length
+//   N bytes   UTF-8 JSON {"name": {"dtype": "F32", "shape": [2, 3], "data_offsets": [begin, end]}, ...,
+//             "__metadata__": {"key": "value"}}, padded with spaces to a multiple of 8
+//   the rest  every tensor's bytes, little-endian, row-major, at [begin, end) of this section
+// dtypes: F64 F32 F16 BF16 I64 I32 U8 BOOL. Files with other dtypes (I8, I16, U16, ...) are refused.
+#include <map>
+#include <optional>
+#include <string>
+
+#include "hwaro/device.h"
+#include "hwaro/tensor.h"
+
+namespace hwaro {
+
+// Named tensors ordered by name: what save() writes, what load() returns, what a module's state_dict() is.
+using StateDict = std::map<std::string, Tensor>;
+
+// Writes `tensors` (copied to the CPU and made contiguous; their devices and strides are not kept) and
+// `metadata` to `path`, atomically: the data goes to a temporary file in the same directory, is fsynced and
+// renamed over `path`. If anything fails, hw::Error is thrown and a previous file at `path` is untouched.
+void save(const StateDict& tensors, const std::string& path, const std::map<std::string, std::string>& metadata = {});
+
+// Reads every tensor of `path`, checking the whole header against the file first (hw::Error naming the file
+// and the problem). Tensors are created on the CPU, then moved to `map_location` when given.
+StateDict load(const std::string& path, std::optional<Device> map_location = {});
+
+// The "__metadata__" strings of `path` (empty when it has none), after the same checks as load().
+std::map<std::string, std::string> load_metadata(const std::string& path);
+
+}  // namespace hwaro
