@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "hwaro/nn/layers.h"
 #include "serialize_test_files.h"
 #include "support/test_support.h"
 
@@ -35,7 +36,7 @@ TEST(Serialize, EveryDTypeRoundTripsBitForBit) {
   SCOPED_TRACE(seed);
   std::mt19937_64 rng(seed);
   ScratchDir dir;
-  StateDict saved;
+  nn::StateDict saved;
   for (DType dtype : kAllDTypes) {
     saved[std::string("t_") + dtype_name(dtype)] = random_bits({3, 5, 7}, dtype, rng);
   }
@@ -56,7 +57,7 @@ TEST(Serialize, EveryDTypeRoundTripsBitForBit) {
 
   const std::string path = dir.file("all.safetensors");
   save(saved, path);
-  const StateDict loaded = load(path);
+  const nn::StateDict loaded = load(path);
   ASSERT_EQ(loaded.size(), saved.size());
   for (const auto& [name, t] : saved) {
     SCOPED_TRACE(name);
@@ -82,7 +83,7 @@ TEST(Serialize, NonContiguousTensorsAreSavedInRowMajorOrder) {
   ASSERT_FALSE(transposed.is_contiguous());
   const std::string path = dir.file("views.safetensors");
   save({{"strided", strided}, {"transposed", transposed}}, path);
-  const StateDict loaded = load(path);
+  const nn::StateDict loaded = load(path);
   EXPECT_TRUE(all_close(values_of(loaded.at("strided")), values_of(strided), 0, 0));
   EXPECT_TRUE(all_close(values_of(loaded.at("transposed")), values_of(transposed), 0, 0));
   EXPECT_EQ(loaded.at("transposed").sizes()[0], 6);
@@ -143,7 +144,7 @@ TEST(Serialize, LoadsAFileWrittenByHandAsPythonWritesIt) {
   write_bytes(path, std::string(reinterpret_cast<const char*>(length), 8) + header +
                         std::string(reinterpret_cast<const char*>(data), sizeof data));
 
-  const StateDict loaded = load(path);
+  const nn::StateDict loaded = load(path);
   ASSERT_EQ(loaded.size(), 3u);
   EXPECT_EQ(loaded.at("weight").dtype(), kFloat32);
   EXPECT_EQ(loaded.at("weight").sizes()[1], 2);
@@ -163,9 +164,23 @@ TEST(Serialize, MapLocationMovesEveryTensor) {
   const Tensor w = random_tensor({3, 4}, kFloat64, rng);
   const std::string path = dir.file("moved.safetensors");
   save({{"w", w.to(other_device())}}, path);  // a tensor elsewhere is copied to the CPU to be written
-  const StateDict loaded = load(path, other_device());
+  const nn::StateDict loaded = load(path, other_device());
   EXPECT_EQ(loaded.at("w").device(), other_device());
   EXPECT_TRUE(all_close(values_of(loaded.at("w")), values_of(w), 0, 0));
+}
+
+// save() takes and load() returns the state dict type itself, so a model goes through a file unconverted.
+static_assert(std::is_same_v<nn::StateDict, decltype(load(""))>);
+
+TEST(Serialize, AModulesStateDictGoesThroughAFile) {
+  ScratchDir dir;
+  nn::Linear source(5, 3), target(5, 3);
+  const std::string path = dir.file("linear.safetensors");
+  ASSERT_NE(raw_bytes(target->weight), raw_bytes(source->weight)) << "two random initialisations";
+  save(source->state_dict(), path);
+  target->load_state_dict(load(path));
+  EXPECT_EQ(raw_bytes(target->weight), raw_bytes(source->weight));
+  EXPECT_EQ(raw_bytes(target->bias), raw_bytes(source->bias));
 }
 
 TEST(Serialize, NoMetadataAndNoTensorsAreValid) {

@@ -14,17 +14,17 @@
 
 namespace hwaro {
 
-// Named tensors ordered by name: what save() writes, what load() returns, what a module's state_dict() is.
-using StateDict = std::map<std::string, Tensor>;
+// Tensors travel as std::map<std::string, Tensor>, ordered by name: the same type as hw::nn::StateDict, so
+// hw::save(model->state_dict(), path) and model->load_state_dict(hw::load(path)) need no conversion.
 
 // Writes `tensors` (copied to the CPU and made contiguous; their devices and strides are not kept) and
 // `metadata` to `path`, atomically: the data goes to a temporary file in the same directory, is fsynced and
 // renamed over `path`. If anything fails, hw::Error is thrown and a previous file at `path` is untouched.
-void save(const StateDict& tensors, const std::string& path, const std::map<std::string, std::string>& metadata = {});
+void save(const std::map<std::string, Tensor>& tensors, const std::string& path, const std::map<std::string, std::string>& metadata = {});
 
 // Reads every tensor of `path`, checking the whole header against the file first (hw::Error naming the file
 // and the problem). Tensors are created on the CPU, then moved to `map_location` when given.
-StateDict load(const std::string& path, std::optional<Device> map_location = {});
+std::map<std::string, Tensor> load(const std::string& path, std::optional<Device> map_location = {});
 
 // The "__metadata__" strings of `path` (empty when it has none), after the same checks as load().
 std::map<std::string, std::string> load_metadata(const std::string& path);

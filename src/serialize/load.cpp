@@ -83,10 +83,10 @@ void check_bool_bytes(const Tensor& t, const std::string& name, const std::strin
 
 }  // namespace
 
-StateDict load(const std::string& path, std::optional<Device> map_location) {
+std::map<std::string, Tensor> load(const std::string& path, std::optional<Device> map_location) {
   const ReadOnlyFile file(path);
   const OpenedFile opened = read_header(file, path);
-  StateDict out;
+  std::map<std::string, Tensor> out;
   for (const auto& entry : opened.header.tensors) {
     Tensor t = empty(entry.shape, {.dtype = entry.dtype});
     if (t.nbytes() > 0) file.read_at(opened.data_start + entry.begin, t.data_ptr(), t.nbytes());

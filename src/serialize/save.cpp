@@ -13,7 +13,7 @@ namespace hwaro {
 
 static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian; hwaro writes it raw");
 
-void save(const StateDict& tensors, const std::string& path, const std::map<std::string, std::string>& metadata) {
+void save(const std::map<std::string, Tensor>& tensors, const std::string& path, const std::map<std::string, std::string>& metadata) {
   struct Pending {
     serialize::TensorEntry entry;
     Tensor data;  // CPU, contiguous
