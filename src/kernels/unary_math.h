@@ -35,7 +35,13 @@ template <typename T> HWARO_HOST_DEVICE inline T sigmoid(T x) {
 }
 
 // NaN stays NaN (NaN < 0 is false, so NaN is returned as is).
-template <typename T> HWARO_HOST_DEVICE inline T relu(T x) { return x < T(0) ? T(0) : x; }
+template <typename T> HWARO_HOST_DEVICE inline T relu(T x) {
+  if constexpr (std::is_unsigned_v<T>) {
+    return x;  // uint8 and bool (nvcc warns on the comparison with zero)
+  } else {
+    return x < T(0) ? T(0) : x;
+  }
+}
 
 template <typename T> HWARO_HOST_DEVICE inline T silu(T x) { return x * sigmoid(x); }
 
