@@ -38,4 +38,14 @@ std::size_t max_memory_reserved(int device = -1);
 void reset_peak_memory_stats(int device = -1);
 std::string memory_summary(int device = -1);         // a readable table
 
+// ---- Matmul precision (torch.backends.cuda.matmul.allow_tf32) ----
+// Whether float32 matmuls on CUDA may use TF32 tensor cores (10-bit mantissa products, float32
+// accumulation): several times faster on Ampere and later, with a relative error near 1e-3
+// instead of float32's 1e-6. Off by default, as in PyTorch. Process-wide and thread-safe; it takes
+// effect for matmuls issued after the call. Float16, bfloat16 and float64 are unaffected.
+namespace matmul {
+void set_allow_tf32(bool allow);
+bool allow_tf32();
+}  // namespace matmul
+
 }  // namespace hwaro::cuda

@@ -1,5 +1,6 @@
 // Linear algebra: mm, bmm, addmm and matmul (torch.matmul's rules), on any backend with a Matmul kernel.
-// Half and bfloat16 are multiplied in float32 (float32 accumulation) and rounded back.
+// Half and bfloat16 go to the backend as they are where it has a kernel for them (CUDA: cuBLAS with
+// float32 accumulation); elsewhere they are multiplied in float32 and rounded back.
 #include <algorithm>
 
 #include "hwaro/ops.h"
@@ -30,7 +31,8 @@ void check_matmul_dtypes(const char* op, const Tensor& a, const Tensor& b) {
 // beta != 0, hold the addend.
 void gemm_into(Tensor& out, const Tensor& a, const Tensor& b, double alpha, double beta) {
   const DType dtype = a.dtype();
-  const bool narrow_float = dtype == kFloat16 || dtype == kBFloat16;
+  const bool narrow_float =
+      (dtype == kFloat16 || dtype == kBFloat16) && !ops::has_kernel(OpId::Matmul, dtype, out.device());
   const Tensor a32 = narrow_float ? a.to(kFloat32) : (gemm_compatible(a) ? a : a.contiguous());
   const Tensor b32 = narrow_float ? b.to(kFloat32) : (gemm_compatible(b) ? b : b.contiguous());
   Tensor target = narrow_float ? (beta != 0.0 ? out.to(kFloat32) : empty(out.sizes(), {.device = out.device()})) : out;

@@ -90,6 +90,11 @@ void launch(OpId op, DType dtype, Device device, KernelArgs& args) {
   fn(args);
 }
 
+bool has_kernel(OpId op, DType dtype, Device device) {
+  int index = 0;
+  return detail::backend_for(device, &index).kernel(op, dtype) != nullptr;
+}
+
 void check_inplace_dtype(const char* op, const Tensor& self, DType result_dtype) {
   // torch.can_cast: no floating -> integral, no non-bool -> bool; narrowing within a kind is fine.
   const DType self_dtype = self.dtype();

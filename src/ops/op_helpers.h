@@ -40,6 +40,8 @@ TensorView broadcast_view(const Tensor& t, IntArrayRef out_sizes, DimVector& str
 
 // Runs `op`'s kernel for `dtype` on `device` with args; hw::Error when the backend has none.
 void launch(OpId op, DType dtype, Device device, KernelArgs& args);
+// Whether the backend of `device` has a kernel for (op, dtype), for ops with a fallback.
+bool has_kernel(OpId op, DType dtype, Device device);
 
 // An in-place op must not change its target's dtype or shape: checks that result_dtype can be
 // stored in self (PyTorch: "result type Float can't be cast to the desired output type Long").
