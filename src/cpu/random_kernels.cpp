@@ -1,13 +1,13 @@
-// RandUniform, RandNormal and RandInt on the CPU: Philox4x32-10, counter-based (kernels/philox.h).
+// RandUniform, RandNormal and RandInt on the CPU: Philox4x32-10, counter-based (kernels/philox.h);
+// the value of each element is kernels/random_values.h, shared with CUDA.
 // Element i (row-major) depends only on (seed, offset, i), so any split over threads gives the
 // same numbers; each thread runs over whole counters and uses their words in order.
 #include <algorithm>
-#include <type_traits>
 
 #include "cpu/kernel_families.h"
 #include "cpu/strided_loop.h"
-#include "kernels/cast.h"
 #include "kernels/philox.h"
+#include "kernels/random_values.h"
 
 namespace hwaro::cpu {
 namespace {
@@ -51,67 +51,36 @@ void generate(const TensorView& out, std::uint64_t seed, std::uint64_t offset, i
 std::uint64_t seed_of(const KernelArgs& args) { return static_cast<std::uint64_t>(args.ints[0]); }
 std::uint64_t offset_of(const KernelArgs& args) { return static_cast<std::uint64_t>(args.ints[1]); }
 
-// Random bits of uniforms for T: its significand's precision, so that [0, 1) stays [0, 1) in T.
-template <typename T> constexpr int uniform_bits() {
-  if constexpr (std::is_same_v<T, Half>) return 11;
-  else if constexpr (std::is_same_v<T, BFloat16>) return 8;
-  else return 24;
-}
-
 template <typename T> struct UniformKernel {
   // tensors: out. out ~ U[scalars[0], scalars[1])
   static void run(const KernelArgs& args) {
-    constexpr bool wide = std::is_same_v<T, double>;
     using C = kernels::compute_t<T>;
     const C low = static_cast<C>(args.scalars[0]);
     const C range = static_cast<C>(args.scalars[1] - args.scalars[0]);
-    generate<T>(args[0], seed_of(args), offset_of(args), kernels::values_per_counter(wide),
-                [&](const kernels::Philox4& w, int lane) -> T {
-                  if constexpr (wide) {
-                    return low + range * kernels::uniform_double(kernels::join64(w.w[2 * lane], w.w[2 * lane + 1]));
-                  } else {
-                    return kernels::cast_value<T>(low + range * kernels::uniform_float(w.w[lane], uniform_bits<T>()));
-                  }
-                });
+    generate<T>(args[0], seed_of(args), offset_of(args), kernels::values_per_counter(kernels::is_wide_float<T>()),
+                [&](const kernels::Philox4& w, int lane) { return kernels::uniform_element<T>(w, lane, low, range); });
   }
 };
 
 template <typename T> struct NormalKernel {
-  // tensors: out. out ~ N(scalars[0], scalars[1]^2); each Box-Muller pair uses two words (two
-  // pairs of words for float64), so lanes (0, 1) and (2, 3) of a counter are the pairs' outputs.
+  // tensors: out. out ~ N(scalars[0], scalars[1]^2)
   static void run(const KernelArgs& args) {
-    constexpr bool wide = std::is_same_v<T, double>;
     using C = kernels::compute_t<T>;
     const C mean = static_cast<C>(args.scalars[0]);
     const C std_dev = static_cast<C>(args.scalars[1]);
-    generate<T>(args[0], seed_of(args), offset_of(args), kernels::values_per_counter(wide),
-                [&](const kernels::Philox4& w, int lane) -> T {
-                  C z0, z1;
-                  if constexpr (wide) {
-                    kernels::box_muller(kernels::uniform_double_open0(kernels::join64(w.w[0], w.w[1])),
-                                        kernels::uniform_double(kernels::join64(w.w[2], w.w[3])), &z0, &z1);
-                  } else {
-                    const int pair = lane & ~1;
-                    kernels::box_muller(kernels::uniform_float_open0(w.w[pair]),
-                                        kernels::uniform_float(w.w[pair + 1]), &z0, &z1);
-                  }
-                  return kernels::cast_value<T>(mean + std_dev * ((lane & 1) == 0 ? z0 : z1));
-                });
+    generate<T>(args[0], seed_of(args), offset_of(args), kernels::values_per_counter(kernels::is_wide_float<T>()),
+                [&](const kernels::Philox4& w, int lane) { return kernels::normal_element<T>(w, lane, mean, std_dev); });
   }
 };
 
 template <typename T> struct RandIntKernel {
-  // tensors: out. out ~ integers in [ints[2], ints[3]), uniform by modulo (bias below 2^-32 of the range).
+  // tensors: out. out ~ integers in [ints[2], ints[3])
   static void run(const KernelArgs& args) {
     const std::int64_t low = args.ints[2];
     const std::uint64_t range = static_cast<std::uint64_t>(args.ints[3]) - static_cast<std::uint64_t>(low);
     const bool wide = kernels::randint_is_wide(low, args.ints[3]);
     generate<T>(args[0], seed_of(args), offset_of(args), kernels::values_per_counter(wide),
-                [&](const kernels::Philox4& w, int lane) -> T {
-                  const std::uint64_t bits = wide ? kernels::join64(w.w[2 * lane], w.w[2 * lane + 1]) : w.w[lane];
-                  const auto value = static_cast<std::int64_t>(static_cast<std::uint64_t>(low) + bits % range);
-                  return kernels::cast_value<T>(value);
-                });
+                [&](const kernels::Philox4& w, int lane) { return kernels::randint_element<T>(w, lane, wide, low, range); });
   }
 };
 
