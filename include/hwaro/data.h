@@ -3,3 +3,5 @@
 #include "hwaro/data/dataloader.h"
 #include "hwaro/data/dataset.h"
 #include "hwaro/data/sample_rng.h"
+#include "hwaro/data/transforms.h"
+#include "hwaro/data/readers.h"

@@ -1,0 +1,41 @@
+// read_file_bytes through zlib's gz* interface, which passes plain files through.
+#include "data/file_bytes.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "hwaro/errors.h"
+
+namespace hwaro::data {
+
+std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  gzFile file = gzopen(path.c_str(), "rb");
+  HWARO_CHECK(file != nullptr, "cannot open '", path, "': ", std::strerror(errno));
+  std::vector<std::uint8_t> bytes;
+  constexpr unsigned kChunk = 1 << 20;
+  while (true) {
+    const std::size_t old_size = bytes.size();
+    bytes.resize(old_size + kChunk);
+    const int got = gzread(file, bytes.data() + old_size, kChunk);
+    if (got < 0) {
+      int code = 0;
+      const std::string message = gzerror(file, &code);
+      gzclose(file);
+      throw Error(detail::str_cat("'", path, "' is corrupt: its gzip stream fails to decompress (", message,
+                                  "); delete it and fetch it again"));
+    }
+    bytes.resize(old_size + static_cast<std::size_t>(got));
+    if (got == 0) break;
+  }
+  int code = 0;
+  const std::string message = gzerror(file, &code);
+  gzclose(file);
+  // A gzip stream cut short ends in Z_BUF_ERROR rather than a read error.
+  HWARO_CHECK(code == Z_OK || code == Z_STREAM_END, "'", path, "' is truncated or corrupt: its gzip stream ends early (",
+              message, "); delete it and fetch it again");
+  return bytes;
+}
+
+}  // namespace hwaro::data
