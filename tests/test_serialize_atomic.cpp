@@ -1,0 +1,59 @@
+// hw::save is atomic: a write that fails midway, or a rename that fails, leaves the previous file
+// byte-identical and no temporary file behind.
+#include <signal.h>
+#include <sys/resource.h>
+
+#include "serialize_test_files.h"
+#include "support/test_support.h"
+
+namespace hwaro::test {
+namespace {
+
+TEST(SerializeAtomic, AWriteFailingMidwayLeavesTheOldFileByteIdentical) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  ScratchDir dir;
+  const std::string path = dir.file("model.safetensors");
+  save({{"w", random_tensor({4, 4}, kFloat32, rng)}}, path, {{"epoch", "1"}});
+  const std::string before = read_bytes(path);
+
+  // A file size limit makes write() fail with EFBIG partway through the 4 MB tensor (SIGXFSZ ignored).
+  rlimit old_limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  const auto old_handler = ::signal(SIGXFSZ, SIG_IGN);
+  rlimit small = old_limit;
+  small.rlim_cur = 64 * 1024;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const auto result = throws_with<Error>(
+      [&] { save({{"w", random_tensor({1024, 1024}, kFloat32, rng)}}, path, {{"epoch", "2"}}); }, "writing failed");
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  ::signal(SIGXFSZ, old_handler);
+  EXPECT_TRUE(result);
+  EXPECT_EQ(read_bytes(path), before);
+  EXPECT_EQ(dir.entry_count(), 1u) << "the temporary file is removed";
+  EXPECT_EQ(load_metadata(path).at("epoch"), "1");
+}
+
+TEST(SerializeAtomic, ARenameFailingLeavesNoTemporaryFile) {
+  ScratchDir dir;
+  const std::string target = dir.file("taken");
+  std::filesystem::create_directory(target);
+  write_bytes(dir.file("taken/inside"), "keep");
+  EXPECT_TRUE(throws_with<Error>([&] { save({{"w", zeros({2})}}, target); }, "renaming"));
+  EXPECT_EQ(read_bytes(dir.file("taken/inside")), "keep");
+  EXPECT_EQ(dir.entry_count(), 1u) << "only the directory remains";
+}
+
+TEST(SerializeAtomic, ASuccessfulSaveReplacesTheFile) {
+  ScratchDir dir;
+  const std::string path = dir.file("model.safetensors");
+  save({{"w", zeros({2})}}, path, {{"epoch", "1"}});
+  save({{"w", ones({3})}}, path, {{"epoch", "2"}});
+  EXPECT_EQ(load_metadata(path).at("epoch"), "2");
+  EXPECT_EQ(load(path).at("w").numel(), 3);
+  EXPECT_EQ(dir.entry_count(), 1u);
+}
+
+}  // namespace
+}  // namespace hwaro::test
