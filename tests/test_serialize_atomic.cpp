@@ -57,3 +57,19 @@ TEST(SerializeAtomic, ASuccessfulSaveReplacesTheFile) {
 
 }  // namespace
 }  // namespace hwaro::test
+
+namespace hwaro::test {
+namespace {
+
+TEST(SerializeAtomic, WriteFileAtomicallyReplacesTextFiles) {
+  ScratchDir dir;
+  const std::string path = dir.file("metrics.jsonl");
+  write_file_atomically(path, "{\"epoch\": 1}\n");
+  write_file_atomically(path, "{\"epoch\": 1}\n{\"epoch\": 2}\n");
+  EXPECT_EQ(read_bytes(path), "{\"epoch\": 1}\n{\"epoch\": 2}\n");
+  EXPECT_EQ(dir.entry_count(), 1u);
+  EXPECT_TRUE(throws_with<Error>([&] { write_file_atomically(dir.file("no/such/dir/x"), "x"); }, "no/such/dir/x"));
+}
+
+}  // namespace
+}  // namespace hwaro::test

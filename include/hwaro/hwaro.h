@@ -1,6 +1,7 @@
 #pragma once
 // The umbrella header: #include <hwaro/hwaro.h> and namespace hw = hwaro;
 #include "hwaro/autograd.h"
+#include "hwaro/checkpoint.h"
 #include "hwaro/cuda.h"
 #include "hwaro/data.h"
 #include "hwaro/device.h"

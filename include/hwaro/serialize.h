@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "hwaro/device.h"
 #include "hwaro/tensor.h"
@@ -28,5 +29,9 @@ std::map<std::string, Tensor> load(const std::string& path, std::optional<Device
 
 // The "__metadata__" strings of `path` (empty when it has none), after the same checks as load().
 std::map<std::string, std::string> load_metadata(const std::string& path);
+
+// Replaces `path` with `contents` atomically (temporary file in the same directory, fsync, rename):
+// readers see the old file or the new one, never a mix. For metrics, plots and other text outputs.
+void write_file_atomically(const std::string& path, std::string_view contents);
 
 }  // namespace hwaro

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hwaro/errors.h"
+#include "hwaro/serialize.h"
 
 namespace hwaro::serialize {
 namespace {
@@ -96,3 +97,11 @@ void write_file_atomically(const std::string& path, const std::function<void(Fil
 }
 
 }  // namespace hwaro::serialize
+
+namespace hwaro {
+
+void write_file_atomically(const std::string& path, std::string_view contents) {
+  serialize::write_file_atomically(path, [&](serialize::FileWriter& out) { out.write(contents.data(), contents.size()); });
+}
+
+}  // namespace hwaro

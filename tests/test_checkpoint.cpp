@@ -1,0 +1,133 @@
+// hw::save_checkpoint / load_checkpoint: a run stopped and resumed from a checkpoint ends with
+// exactly the parameters of the run that never stopped (model, Adam state, scheduler and the
+// generator that drives dropout all restored); files that are not checkpoints, or do not fit the
+// model, are clear errors naming the file.
+#include "hwaro/checkpoint.h"
+
+#include "serialize_test_files.h"
+#include "support/test_support.h"
+
+namespace hwaro::test {
+namespace {
+
+struct TrainingRun {
+  nn::Sequential model;
+  optim::Adam optimizer;
+  optim::StepLR scheduler;
+  explicit TrainingRun(std::uint64_t init_seed)
+      : model(make_model(init_seed)), optimizer(model->parameters(), {.lr = 1e-2}), scheduler(optimizer, 2, 0.5) {}
+
+  static nn::Sequential make_model(std::uint64_t init_seed) {
+    manual_seed(init_seed);
+    return nn::Sequential(nn::Linear(8, 16), nn::ReLU(), nn::Dropout(0.3), nn::Linear(16, 3));
+  }
+  // One step per batch, the scheduler stepped after each (as after an epoch).
+  void train(const std::vector<std::pair<Tensor, Tensor>>& batches) {
+    for (const auto& [x, y] : batches) {
+      optimizer.zero_grad();
+      nn::functional::cross_entropy(model->forward(x), y).backward();
+      optimizer.step();
+      scheduler.step();
+    }
+  }
+};
+
+std::vector<std::pair<Tensor, Tensor>> random_batches(int count, std::mt19937_64& rng) {
+  std::vector<std::pair<Tensor, Tensor>> out;
+  std::uniform_int_distribution<std::int64_t> label(0, 2);
+  for (int i = 0; i < count; ++i) {
+    std::vector<std::int64_t> labels(32);
+    for (auto& l : labels) l = label(rng);
+    out.emplace_back(random_tensor({32, 8}, kFloat32, rng), tensor(labels));
+  }
+  return out;
+}
+
+TEST(Checkpoint, ResumingEndsWithTheParametersOfTheRunThatNeverStopped) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  const auto first = random_batches(3, rng);
+  const auto second = random_batches(4, rng);
+  ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+
+  TrainingRun straight(seed);
+  straight.train(first);
+  save_checkpoint(path, *straight.model, straight.optimizer, &straight.scheduler,
+                  {.epoch = 3, .step = 7, .extra = {{"model", "tiny"}}});
+  straight.train(second);
+
+  TrainingRun resumed(seed + 1);  // other initial weights, and the generator elsewhere
+  manual_seed(seed + 2);
+  const CheckpointInfo info = load_checkpoint(path, *resumed.model, resumed.optimizer, &resumed.scheduler);
+  EXPECT_EQ(info.epoch, 3);
+  EXPECT_EQ(info.step, 7);
+  EXPECT_EQ(info.extra, (std::map<std::string, std::string>{{"model", "tiny"}}));
+  EXPECT_EQ(resumed.scheduler.get_last_lr(), std::vector<double>{1e-2 * 0.5});  // 3 steps of StepLR(2, 0.5)
+  resumed.train(second);
+
+  const auto expected = straight.model->named_parameters();
+  const auto actual = resumed.model->named_parameters();
+  ASSERT_EQ(actual.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(values_of(actual[i].second), values_of(expected[i].second)) << expected[i].first;
+  }
+}
+
+TEST(Checkpoint, ReadInfoNeedsNoModel) {
+  ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  TrainingRun run(1);
+  save_checkpoint(path, *run.model, run.optimizer, nullptr, {.epoch = 2, .extra = {{"optimizer", "adam"}}});
+  const CheckpointInfo info = read_checkpoint_info(path);
+  EXPECT_EQ(info.epoch, 2);
+  EXPECT_EQ(info.step, 0);
+  EXPECT_EQ(info.extra.at("optimizer"), "adam");
+}
+
+TEST(Checkpoint, APlainTensorFileIsNotACheckpoint) {
+  ScratchDir dir;
+  const std::string path = dir.file("weights.safetensors");
+  TrainingRun run(1);
+  save(run.model->state_dict(), path);
+  EXPECT_TRUE(throws_with<Error>([&] { read_checkpoint_info(path); }, "not a hwaro checkpoint"));
+  EXPECT_TRUE(throws_with<Error>([&] { load_checkpoint(path, *run.model, run.optimizer, nullptr); },
+                                 path + ": not a hwaro checkpoint"));
+}
+
+TEST(Checkpoint, AModelOfAnotherShapeIsRejectedNamingTheFile) {
+  ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  TrainingRun run(1);
+  save_checkpoint(path, *run.model, run.optimizer, nullptr, {});
+  nn::Linear other(8, 5);
+  optim::SGD sgd(other->parameters());
+  EXPECT_TRUE(throws_with<Error>([&] { load_checkpoint(path, *other, sgd, nullptr); },
+                                 path + ": the checkpoint does not fit this model"));
+}
+
+TEST(Checkpoint, ASchedulerAskedForButNotSavedIsAnError) {
+  ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  TrainingRun run(1);
+  save_checkpoint(path, *run.model, run.optimizer, nullptr, {});
+  EXPECT_TRUE(throws_with<Error>([&] { load_checkpoint(path, *run.model, run.optimizer, &run.scheduler); },
+                                 "no scheduler state"));
+}
+
+TEST(Checkpoint, ReservedOrDamagedMetadataIsAnError) {
+  ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  TrainingRun run(1);
+  EXPECT_TRUE(throws_with<Error>(
+      [&] { save_checkpoint(path, *run.model, run.optimizer, nullptr, {.extra = {{"hwaro.epoch", "9"}}}); },
+      "keeps for itself"));
+  save(run.model->state_dict(), path, {{"hwaro.checkpoint", "1"}, {"hwaro.epoch", "three"}, {"hwaro.step", "0"}});
+  EXPECT_TRUE(throws_with<Error>([&] { read_checkpoint_info(path); }, "'hwaro.epoch' is \"three\""));
+  save(run.model->state_dict(), path, {{"hwaro.checkpoint", "7"}});
+  EXPECT_TRUE(throws_with<Error>([&] { read_checkpoint_info(path); }, "format version 7 is not supported"));
+}
+
+}  // namespace
+}  // namespace hwaro::test
