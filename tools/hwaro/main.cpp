@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   CLI::App app{"hwaro: PyTorch's way of working with GPUs, in C++"};
   app.require_subcommand(1);
   hwaro_cli::add_info_command(app);
+  hwaro_cli::add_bench_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

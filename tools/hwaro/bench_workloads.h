@@ -1,0 +1,23 @@
+#pragma once
+// The workloads of `hwaro bench`: square float32 matmuls and one training step of a model.
+// Each adds a row per device to the report, or a skip saying why it did not run.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bench_report.h"
+#include "bench_timing.h"
+
+namespace hwaro_cli {
+
+// A workload whose warm-up and minimum runs would take longer than this is skipped, with the
+// predicted time as the reason.
+constexpr double kWorkloadLimitSeconds = 10.0;
+
+// n x n @ n x n in float32 for each n (ascending), on `device`. The time of the next size is
+// predicted from the last one measured (matmul is n^3), or for the first from the device's peak
+// (a lower bound), and the size skipped when over the limit.
+void bench_matmuls(const BenchDevice& device, const std::vector<std::int64_t>& sizes, const RunPlan& plan,
+                   BenchReport& report);
+
+}  // namespace hwaro_cli
