@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The README's first command: set up and build, fetch Fashion-MNIST, then run the main job.
-# `hwaro train` is not written yet (issue 6); until then the main job is `hwaro info` and
-# the CPU demo of guide §3 (examples/move_to_device), after the data set is in place.
+# The README's first command: set up and build, fetch Fashion-MNIST, then the main job:
+# `hwaro train` with its defaults (the MLP, 5 epochs of Adam, on the best device), which writes
+# hwaro-run/metrics.jsonl, hwaro-run/training.svg and hwaro-run/checkpoint.safetensors.
+# Extra arguments go to `hwaro train` (e.g. --model cnn --epochs 3, or --device cpu).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh build
 scripts/fetch-data.sh fashion-mnist
 build/bin/hwaro info
-build/examples/move_to_device
+build/bin/hwaro train "$@"

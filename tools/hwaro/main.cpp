@@ -11,9 +11,10 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   hwaro_cli::add_info_command(app);
   hwaro_cli::add_bench_command(app);
+  hwaro_cli::add_train_command(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::Error& e) {  // bad flags, and the exit code of a subcommand
     return app.exit(e);
   } catch (const std::exception& e) {
     std::cerr << "hwaro: error: " << e.what() << "\n";

@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Drives `hwaro train` on the fixture of make_idx_fixture.py and checks what it writes.
+
+1. A 2-epoch run: metrics.jsonl has one well-formed record per epoch, the loss falls, the test
+   accuracy is far above chance, the SVG plot parses and has a curve per series, the checkpoint exists.
+2. Ctrl-C: a run sent SIGINT mid-epoch exits with 130 and says where the checkpoint is; resumed with
+   --resume it ends with the same test loss and accuracy as a run that was never interrupted.
+3. Bad flags are refused with a message naming the flag.
+Usage: check_train_run.py HWARO_BINARY FIXTURE_SCRIPT WORK_DIR
+"""
+import json
+import math
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import xml.dom.minidom
+
+hwaro, fixture_script, work = sys.argv[1], sys.argv[2], sys.argv[3]
+shutil.rmtree(work, ignore_errors=True)
+data = os.path.join(work, "data")
+subprocess.run([sys.executable, fixture_script, data, "600", "200"], check=True)
+common = ["train", "--data", data, "--threads", "1", "--progress", "lines", "--seed", "7"]
+
+
+def fail(message):
+    print("FAIL: " + message)
+    sys.exit(1)
+
+
+def run(args, **kwargs):
+    return subprocess.run([hwaro] + args, capture_output=True, text=True, **kwargs)
+
+
+def metrics(out_dir):
+    with open(os.path.join(out_dir, "metrics.jsonl")) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+# 1. Two epochs, their metrics and plot.
+out1 = os.path.join(work, "run1")
+r = run(common + ["--epochs", "2", "--batch-size", "32", "--workers", "1", "--out", out1])
+if r.returncode != 0:
+    fail("hwaro train failed:\n" + r.stdout + r.stderr)
+records = metrics(out1)
+if [m["epoch"] for m in records] != [1, 2]:
+    fail("expected epochs 1 and 2 in metrics.jsonl, got %s" % records)
+for m in records:
+    for key in ("train_loss", "test_loss", "epoch_seconds", "samples_per_second"):
+        if not (isinstance(m[key], float) and math.isfinite(m[key]) and m[key] > 0):
+            fail("%s = %r in %s" % (key, m[key], m))
+    if not 0 <= m["loader_waited_fraction"] <= 1 or m["device"] != "cpu" or m["lr"] != 0.001:
+        fail("bad record %s" % m)
+if not records[1]["train_loss"] < records[0]["train_loss"]:
+    fail("train loss did not fall: %s" % records)
+if not records[1]["test_accuracy"] > 0.8:
+    fail("test accuracy %.3f: the model did not learn the fixture (chance is 0.1)" % records[1]["test_accuracy"])
+if "epoch 2/2: train loss" not in r.stdout or "test accuracy" not in r.stdout or "loader:" not in r.stdout:
+    fail("no epoch summary line in:\n" + r.stdout)
+svg = xml.dom.minidom.parse(os.path.join(out1, "training.svg"))
+if len(svg.getElementsByTagName("polyline")) != 3:
+    fail("the plot should have 3 curves (train loss, test loss, test accuracy)")
+if not os.path.getsize(os.path.join(out1, "checkpoint.safetensors")) > 0:
+    fail("no checkpoint")
+
+# 2. Ctrl-C mid-epoch, then --resume, ends where an uninterrupted run ends.
+straight = os.path.join(work, "straight")
+resumed = os.path.join(work, "resumed")
+long_run = common + ["--epochs", "2", "--batch-size", "1", "--workers", "0"]
+r = run(long_run + ["--out", straight])
+if r.returncode != 0:
+    fail("uninterrupted run failed:\n" + r.stderr)
+p = subprocess.Popen([hwaro] + long_run + ["--out", resumed], stdout=subprocess.PIPE, text=True)
+for line in p.stdout:
+    if line.startswith("epoch 1/2 ") and "samples/s" in line:  # the first progress line: 10% done
+        p.send_signal(signal.SIGINT)
+        break
+rest = p.stdout.read()
+if p.wait() != 130 or "interrupted: checkpoint saved to" not in rest:
+    fail("after SIGINT: exit code %s, output:\n%s" % (p.returncode, rest))
+checkpoint = os.path.join(resumed, "checkpoint.safetensors")
+r = run(long_run + ["--out", resumed, "--resume", checkpoint])
+if r.returncode != 0 or "resuming" not in r.stdout:
+    fail("resume failed:\n" + r.stdout + r.stderr)
+a, b = metrics(straight), metrics(resumed)
+if len(b) != 2:
+    fail("the resumed run's metrics should cover both epochs: %s" % b)
+for x, y in zip(a, b):
+    if x["test_accuracy"] != y["test_accuracy"] or not math.isclose(x["test_loss"], y["test_loss"], rel_tol=1e-6) \
+            or not math.isclose(x["train_loss"], y["train_loss"], rel_tol=1e-6):
+        fail("resumed run differs from the uninterrupted one:\n%s\n%s" % (x, y))
+
+# 3. Bad flags name the flag and what it accepts.
+for args, needle in ((["--device", "gpu"], "--device"), (["--optimizer", "rmsprop"], "--optimizer"),
+                     (["--model", "resnet"], "--model"), (["--batch-size", "0"], "--batch-size")):
+    r = run(["train"] + args)
+    if r.returncode == 0 or needle not in r.stderr:
+        fail("%s: exit %d, stderr %r" % (args, r.returncode, r.stderr))
+r = run(["train", "--data", os.path.join(work, "nowhere")])
+if r.returncode == 0 or "fetch-data.sh" not in r.stderr:
+    fail("a missing data set should point to scripts/fetch-data.sh: %r" % r.stderr)
+
+print("train run checks passed: final test accuracy %.1f%%, resume matches the uninterrupted run"
+      % (100 * records[-1]["test_accuracy"]))
