@@ -1,5 +1,5 @@
-// `hwaro bench`: the guide's claim, measured. Square float32 matmuls and one training step on
-// the CPU and on each GPU, each timed after warm-up and synchronised, median of many runs,
+// `hwaro bench`: the guide's claim, measured. Square float32 matmuls and one training step of
+// every model of `hwaro train` (models.h) on the CPU and on each GPU, each timed after warm-up and synchronised, median of many runs,
 // printed as a table with the fraction of the device's peak and the GPU/CPU speed-up.
 #include <chrono>
 #include <ctime>
@@ -9,6 +9,7 @@
 #include "bench_report.h"
 #include "bench_workloads.h"
 #include "commands.h"
+#include "models.h"
 #include "hwaro/hwaro.h"
 
 namespace hw = hwaro;
@@ -20,6 +21,7 @@ struct BenchOptions {
   bool json = false;
   bool quick = false;
   std::vector<std::int64_t> sizes;        // empty: the defaults of the mode
+  std::vector<std::int64_t> batch_sizes;  // empty: the defaults of the mode
 };
 
 std::string utc_now() {
@@ -57,7 +59,13 @@ BenchReport run_bench(const BenchOptions& options) {
   const std::vector<std::int64_t> sizes =
       !options.sizes.empty() ? options.sizes
                              : (options.quick ? std::vector<std::int64_t>{64, 256} : std::vector<std::int64_t>{256, 1024, 4096});
-  for (const auto& device : report.devices) bench_matmuls(device, sizes, plan, report);
+  const std::vector<std::int64_t> batches =
+      !options.batch_sizes.empty() ? options.batch_sizes
+                                   : (options.quick ? std::vector<std::int64_t>{32} : std::vector<std::int64_t>{128, 256});
+  for (const auto& device : report.devices) {
+    bench_matmuls(device, sizes, plan, report);
+    for (const auto& model : model_names()) bench_training_steps(device, model, batches, plan, report);
+  }
   derive_ratios(report);
   return report;
 }
@@ -72,6 +80,9 @@ void add_bench_command(CLI::App& app) {
   cmd->add_option("--sizes", options->sizes, "matmul sizes n (n x n float32), e.g. --sizes 256,1024")
       ->delimiter(',')
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 16));
+  cmd->add_option("--batch-sizes", options->batch_sizes, "batch sizes of the training steps, e.g. --batch-sizes 128,256")
+      ->delimiter(',')
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 20));
   cmd->callback([options] {
     const BenchReport report = run_bench(*options);
     if (options->json) {

@@ -20,4 +20,10 @@ constexpr double kWorkloadLimitSeconds = 10.0;
 void bench_matmuls(const BenchDevice& device, const std::vector<std::int64_t>& sizes, const RunPlan& plan,
                    BenchReport& report);
 
+// One training step of make_model(model) (models.h) on 28x28 one-channel inputs, for each batch
+// size: zero_grad, forward, cross_entropy, backward, an Adam step (hwaro train's default).
+// Throughput in samples/s; FLOPs counted when the model's only weighted layers are Linear.
+void bench_training_steps(const BenchDevice& device, const std::string& model,
+                          const std::vector<std::int64_t>& batch_sizes, const RunPlan& plan, BenchReport& report);
+
 }  // namespace hwaro_cli

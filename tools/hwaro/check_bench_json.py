@@ -60,9 +60,16 @@ def main():
                 fail(where + ": a CPU row has no speed-up over itself")
         elif r["speedup_vs_cpu"] is not None and not r["speedup_vs_cpu"] > 0:
             fail(where + ": speed-up must be positive")
+        if r["workload"].startswith("train step "):
+            batch = int(r["workload"].rsplit(" ", 1)[1])
+            expected = batch / (r["median_ms"] * 1e-3)
+            if r["throughput_unit"] != "samples/s" or abs(expected - r["throughput"]) > 1e-6 * expected:
+                fail(where + ": throughput is not samples / median")
         measured.add(r["workload"])
     if not any(w.startswith("matmul ") for w in measured):
         fail("no matmul measured")
+    if not any(w.startswith("train step mlp, batch ") for w in measured):
+        fail("no training step of the MLP measured")
     print("bench json ok: %d rows on %s" % (len(report["results"]), ", ".join(sorted(devices))))
 
 
