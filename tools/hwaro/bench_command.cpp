@@ -3,6 +3,8 @@
 // printed as a table with the fraction of the device's peak and the GPU/CPU speed-up.
 #include <chrono>
 #include <ctime>
+#include <fstream>
+#include <optional>
 #include <iostream>
 #include <memory>
 
@@ -33,6 +35,14 @@ std::string utc_now() {
   return buffer;
 }
 
+// The 1-minute load average from /proc/loadavg; empty where there is none (not Linux).
+std::optional<double> load_average() {
+  std::ifstream file("/proc/loadavg");
+  double load = 0;
+  if (file >> load) return load;
+  return std::nullopt;
+}
+
 // The CPU, then every GPU; without one, the note that says why there are no GPU rows.
 void list_devices(BenchReport& report) {
   report.devices.push_back({"cpu", report.cpu_model, cpu_peak(report.threads)});
@@ -51,6 +61,7 @@ BenchReport run_bench(const BenchOptions& options) {
   report.logical_cores = host.logical_cores;
   report.threads = hw::get_num_threads();
   report.quick = options.quick;
+  report.load_before = load_average();
   list_devices(report);
 
   // --quick is for CI: enough runs to exercise every path, not to be precise.
@@ -66,6 +77,7 @@ BenchReport run_bench(const BenchOptions& options) {
     bench_matmuls(device, sizes, plan, report);
     for (const auto& model : model_names()) bench_training_steps(device, model, batches, plan, report);
   }
+  report.load_after = load_average();
   derive_ratios(report);
   return report;
 }

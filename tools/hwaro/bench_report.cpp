@@ -70,6 +70,15 @@ std::string format_table(const BenchReport& report) {
     out << "  " << d.device << " (" << d.name << ") float32 peak: "
         << (d.peak.gflops ? readable(*d.peak.gflops) + " GFLOP/s, " + d.peak.how : d.peak.how) << "\n";
   }
+  if (report.load_before && report.load_after) {
+    const bool busy = std::max(*report.load_before, *report.load_after) > report.logical_cores;
+    out << "load average: " << fixed(*report.load_before, 2) << " before, " << fixed(*report.load_after, 2) << " after, on "
+        << report.logical_cores << " cores"
+        << (busy ? ": the machine was busy, so these times include waiting for a core and are slower than on a "
+                   "quiet machine"
+                 : "")
+        << "\n";
+  }
   if (!report.gpu_note.empty()) out << report.gpu_note << "\n";
   out << "\n";
 
@@ -139,6 +148,7 @@ nlohmann::json to_json(const BenchReport& report) {
   return {{"date_utc", report.date_utc},
           {"quick", report.quick},
           {"cpu", {{"model", report.cpu_model}, {"logical_cores", report.logical_cores}, {"threads", report.threads}}},
+          {"load_average", {{"before", optional_number(report.load_before)}, {"after", optional_number(report.load_after)}}},
           {"gpu_note", report.gpu_note},
           {"devices", devices},
           {"results", rows},

@@ -45,6 +45,10 @@ struct BenchReport {
   int logical_cores = 0;
   int threads = 0;       // threads hwaro's CPU ops use
   bool quick = false;
+  // The 1-minute load average before and after the runs (Linux), to tell a quiet machine's
+  // figures from a busy one's: with more runnable threads than cores, every wall-clock time
+  // includes waiting for a turn.
+  std::optional<double> load_before, load_after;
   std::string gpu_note;  // "no CUDA device: GPU rows not measured (why)"; empty with GPUs
   std::vector<BenchDevice> devices;
   std::vector<BenchRow> rows;

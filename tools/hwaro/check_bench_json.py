@@ -13,11 +13,15 @@ def fail(message):
 
 def main():
     report = json.load(sys.stdin)
-    for key in ("date_utc", "quick", "cpu", "gpu_note", "devices", "results", "skipped"):
+    for key in ("date_utc", "quick", "cpu", "load_average", "gpu_note", "devices", "results", "skipped"):
         if key not in report:
             fail("missing top-level field " + key)
     if report["cpu"]["logical_cores"] <= 0 or report["cpu"]["threads"] <= 0:
         fail("cpu cores and threads must be positive: " + json.dumps(report["cpu"]))
+    for when in ("before", "after"):
+        load = report["load_average"][when]
+        if load is not None and load < 0:
+            fail("load average " + when + " must not be negative")
     devices = {d["device"]: d for d in report["devices"]}
     if "cpu" not in devices:
         fail("the cpu is not among the devices")
