@@ -13,6 +13,12 @@ Tensor SequentialImpl::forward(const Tensor& input) {
   return x;
 }
 
+std::shared_ptr<Module> SequentialImpl::clone_module() const {
+  auto copy = std::make_shared<SequentialImpl>();
+  for (const auto& layer : layers_) copy->push_back(layer->clone_module());
+  return copy;
+}
+
 std::shared_ptr<Module> SequentialImpl::operator[](std::size_t i) const {
   HWARO_CHECK(i < layers_.size(), "Sequential: index ", i, " is out of range for ", layers_.size(), " modules");
   return layers_[i];
@@ -21,6 +27,12 @@ std::shared_ptr<Module> SequentialImpl::operator[](std::size_t i) const {
 void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
   register_module(std::to_string(items_.size()), module);
   items_.push_back(std::move(module));
+}
+
+std::shared_ptr<Module> ModuleListImpl::clone_module() const {
+  auto copy = std::make_shared<ModuleListImpl>();
+  for (const auto& item : items_) copy->push_back(item->clone_module());
+  return copy;
 }
 
 std::shared_ptr<Module> ModuleListImpl::operator[](std::size_t i) const {

@@ -20,6 +20,7 @@ class SequentialImpl : public Module {
   }
   void push_back(std::shared_ptr<Module> module);
   Tensor forward(const Tensor& input) override;
+  std::shared_ptr<Module> clone_module() const override;  // each layer's clone_module(), in order
   std::size_t size() const { return layers_.size(); }
   std::shared_ptr<Module> operator[](std::size_t i) const;
 
@@ -39,6 +40,7 @@ class ModuleListImpl : public Module {
     push_back(std::static_pointer_cast<Module>(holder.ptr()));
   }
   void push_back(std::shared_ptr<Module> module);
+  std::shared_ptr<Module> clone_module() const override;  // each item's clone_module(), in order
   std::size_t size() const { return items_.size(); }
   std::shared_ptr<Module> operator[](std::size_t i) const;
   auto begin() const { return items_.begin(); }

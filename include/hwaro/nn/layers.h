@@ -17,6 +17,9 @@ class LinearImpl : public Module {
   Tensor forward(const Tensor& input) override;
   std::string extra_repr() const override;
   void reset_parameters();
+  std::shared_ptr<Module> clone_module() const override {
+    return std::make_shared<LinearImpl>(in_features, out_features, LinearOptions{.bias = bias.defined()});
+  }
 
   std::int64_t in_features, out_features;
   Tensor weight, bias;
@@ -26,6 +29,7 @@ HWARO_MODULE(Linear);
 // An elementwise function as a module (ReLU, GELU, SiLU, Tanh, Sigmoid).
 class ReLUImpl : public Module {
  public:
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<ReLUImpl>(); }
   Tensor forward(const Tensor& input) override { return input.relu(); }
 };
 HWARO_MODULE(ReLU);
@@ -35,6 +39,7 @@ class GELUImpl : public Module {
   explicit GELUImpl(bool tanh_approximation = false) : tanh_approximation_(tanh_approximation) {}
   Tensor forward(const Tensor& input) override { return input.gelu(tanh_approximation_); }
   std::string extra_repr() const override { return tanh_approximation_ ? "approximate='tanh'" : ""; }
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<GELUImpl>(tanh_approximation_); }
 
  private:
   bool tanh_approximation_;
@@ -43,18 +48,21 @@ HWARO_MODULE(GELU);
 
 class SiLUImpl : public Module {
  public:
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<SiLUImpl>(); }
   Tensor forward(const Tensor& input) override { return input.silu(); }
 };
 HWARO_MODULE(SiLU);
 
 class TanhImpl : public Module {
  public:
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<TanhImpl>(); }
   Tensor forward(const Tensor& input) override { return input.tanh(); }
 };
 HWARO_MODULE(Tanh);
 
 class SigmoidImpl : public Module {
  public:
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<SigmoidImpl>(); }
   Tensor forward(const Tensor& input) override { return input.sigmoid(); }
 };
 HWARO_MODULE(Sigmoid);
@@ -64,6 +72,7 @@ class SoftmaxImpl : public Module {
   explicit SoftmaxImpl(std::int64_t dim) : dim_(dim) {}
   Tensor forward(const Tensor& input) override { return input.softmax(dim_); }
   std::string extra_repr() const override { return "dim=" + std::to_string(dim_); }
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<SoftmaxImpl>(dim_); }
 
  private:
   std::int64_t dim_;
@@ -75,6 +84,7 @@ class FlattenImpl : public Module {
   explicit FlattenImpl(std::int64_t start_dim = 1, std::int64_t end_dim = -1) : start_(start_dim), end_(end_dim) {}
   Tensor forward(const Tensor& input) override { return input.flatten(start_, end_); }
   std::string extra_repr() const override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<FlattenImpl>(start_, end_); }
 
  private:
   std::int64_t start_, end_;
@@ -87,6 +97,7 @@ class DropoutImpl : public Module {
   explicit DropoutImpl(double p = 0.5);
   Tensor forward(const Tensor& input) override;
   std::string extra_repr() const override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<DropoutImpl>(p_); }
 
  private:
   double p_;

@@ -84,6 +84,12 @@ class Module : public std::enable_shared_from_this<Module> {
   // This module's own line, e.g. "Linear(in_features=784, out_features=128, bias=true)".
   virtual std::string extra_repr() const { return ""; }
 
+  // A new module of the same type and configuration, with its own (freshly initialised)
+  // parameters and buffers: what DataParallel builds its replicas from. The layers and
+  // containers of hwaro define it; the default returns nullptr ("not defined"), and a user
+  // module may override it instead of being default-constructible or giving a factory.
+  virtual std::shared_ptr<Module> clone_module() const { return nullptr; }
+
   // Where this module sits in the tree it was registered into ("encoder.fc1"; "" at the root).
   const std::string& path() const { return path_; }
 

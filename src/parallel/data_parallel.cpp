@@ -1,0 +1,218 @@
+// DataParallel: replicas built once, synchronised by version, scatter/run/gather on one thread
+// per device, and gradients routed from each replica's parameters into the original's.
+#include "hwaro/nn/data_parallel.h"
+
+#include <exception>
+#include <sstream>
+#include <thread>
+
+#include "autograd/autograd_meta.h"
+#include "hwaro/autograd.h"
+#include "hwaro/cuda.h"
+#include "hwaro/errors.h"
+#include "hwaro/generator.h"
+#include "hwaro/ops.h"
+
+namespace hwaro::nn {
+
+namespace {
+
+// Stands in for a replica parameter's AccumulateGrad: the gradient that reaches the replica's
+// parameter goes on, converted to the original's device, to the original parameter, where the
+// engine sums it with the other replicas' (PyTorch's Broadcast backward does the same).
+class GradToOriginal final : public autograd::Node {
+ public:
+  GradToOriginal(const Tensor& original, Device original_device) : device_(original_device) {
+    mutable_next_edges().push_back(autograd::gradient_edge(original));
+  }
+  std::string name() const override { return "DataParallelGradToOriginal"; }
+  std::vector<Tensor> apply(const Tensor& grad_output) override { return {grad_output.to(device_)}; }
+
+ private:
+  Device device_;
+};
+
+// One tensor of a replica and the original it mirrors, with the versions of both at the last copy.
+struct MirroredTensor {
+  Tensor original, copy;
+  std::uint32_t original_version = 0, copy_version = 0;
+
+  void sync() {
+    if (original.version() == original_version && copy.version() == copy_version) return;
+    copy.copy_(original);
+    original_version = original.version();
+    copy_version = copy.version();
+  }
+};
+
+struct Replica {
+  std::shared_ptr<Module> module;
+  std::vector<MirroredTensor> tensors;  // parameters then buffers
+  std::vector<std::shared_ptr<autograd::Node>> routes;  // keeps the GradToOriginal nodes alive
+};
+
+std::vector<Device> default_devices(const Module& module) {
+  std::vector<Device> devices;
+  for (int i = 0; i < cuda::device_count(); ++i) devices.emplace_back(DeviceType::CUDA, i);
+  if (devices.empty()) devices.push_back(module.device());
+  return devices;
+}
+
+std::string device_list(const std::vector<Device>& devices) {
+  std::ostringstream s;
+  for (std::size_t i = 0; i < devices.size(); ++i) s << (i ? ", " : "") << devices[i];
+  return s.str();
+}
+
+// Builds a replica without moving the default generator: the initial values a factory draws
+// are overwritten anyway, and a run must not depend on how many devices it used.
+std::shared_ptr<Module> build_replica(const Module& original, const ReplicaFactory& factory,
+                                      const ReplicaFactory& default_factory) {
+  Generator& generator = default_generator();
+  const std::uint64_t seed = generator.seed(), offset = generator.offset();
+  std::shared_ptr<Module> replica;
+  const char* source = "factory";
+  if (factory) {
+    replica = factory();
+  } else if ((replica = original.clone_module()) != nullptr) {
+    source = "clone_module()";
+  } else if (default_factory) {
+    replica = default_factory();
+    source = "default constructor";
+  } else {
+    source = nullptr;
+  }
+  generator.manual_seed(seed);
+  generator.take(offset);
+  HWARO_CHECK(source != nullptr, "DataParallel: ", original.name(), " cannot be replicated: it does not override ",
+              "clone_module() and has no default constructor; override clone_module() to return a new ",
+              original.name(), " of the same configuration, or give DataParallel a replica factory");
+  HWARO_CHECK(replica != nullptr, "DataParallel: the replica ", source, " returned no module; it must return a new ",
+              original.name(), " of the same configuration as the wrapped one");
+  return replica;
+}
+
+Replica make_replica(const Module& original, const ReplicaFactory& factory, const ReplicaFactory& default_factory,
+                     Device device) {
+  Replica r;
+  r.module = build_replica(original, factory, default_factory);
+  r.module->to(device);
+  const auto own_params = original.named_parameters(), rep_params = r.module->named_parameters();
+  const auto own_buffers = original.named_buffers(), rep_buffers = r.module->named_buffers();
+  auto same_layout = [](const auto& a, const auto& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i].first != b[i].first || a[i].second.defined() != b[i].second.defined()) return false;
+      if (a[i].second.defined() && a[i].second.sizes() != b[i].second.sizes()) return false;
+    }
+    return true;
+  };
+  HWARO_CHECK(same_layout(own_params, rep_params) && same_layout(own_buffers, rep_buffers),
+              "DataParallel: a replica built for ", device, " does not have the parameters and buffers of the ",
+              "wrapped ", original.name(), " (same names, order and shapes); its factory (or default constructor, ",
+              "or clone_module()) must build the same configuration. Wrapped:\n", original.str(), "\nreplica:\n",
+              r.module->str());
+  NoGradGuard no_grad;
+  const Device home = original.device();
+  for (std::size_t i = 0; i < own_params.size(); ++i) {
+    const Tensor& p = own_params[i].second;
+    const Tensor& q = rep_params[i].second;
+    r.tensors.push_back({p, q});
+    if (!p.requires_grad()) continue;
+    auto route = std::make_shared<GradToOriginal>(p, home);
+    autograd::ensure_meta(q).grad_accumulator = route;
+    r.routes.push_back(std::move(route));
+  }
+  for (std::size_t i = 0; i < own_buffers.size(); ++i) {
+    if (own_buffers[i].second.defined()) r.tensors.push_back({own_buffers[i].second, rep_buffers[i].second});
+  }
+  for (MirroredTensor& t : r.tensors) {
+    t.copy.copy_(t.original);
+    t.original_version = t.original.version();
+    t.copy_version = t.copy.version();
+  }
+  return r;
+}
+
+}  // namespace
+
+struct DataParallelImpl::Replicas {
+  std::vector<Replica> others;  // the replicas of devices[1..]
+};
+
+DataParallelImpl::DataParallelImpl(std::shared_ptr<Module> module, std::vector<Device> devices,
+                                   ReplicaFactory factory, ReplicaFactory default_factory)
+    : module_(std::move(module)), devices_(std::move(devices)), replicas_(std::make_unique<Replicas>()) {
+  HWARO_CHECK(module_ != nullptr, "DataParallel: the module to wrap is empty (a null pointer or an empty holder)");
+  if (devices_.empty()) devices_ = default_devices(*module_);
+  for (const Device& d : devices_) {
+    HWARO_CHECK(!d.is_cuda() || (d.has_index() && d.index() < cuda::device_count()), "DataParallel: device ", d,
+                " is not one of the ", cuda::device_count(), " visible GPUs; give devices with explicit indices, ",
+                "e.g. {hw::Device(\"cuda:0\"), hw::Device(\"cuda:1\")}");
+  }
+  HWARO_CHECK(module_->device() == devices_[0], "DataParallel: the module must be on the first device, ",
+              devices_[0], " (it is replica 0), but it is on ", module_->device(), "; call model->to(",
+              devices_[0], ") first. Devices: ", device_list(devices_));
+  register_module("module", module_);
+  for (std::size_t i = 1; i < devices_.size(); ++i) {
+    replicas_->others.push_back(make_replica(*module_, factory, default_factory, devices_[i]));
+  }
+}
+
+DataParallelImpl::~DataParallelImpl() = default;
+
+std::shared_ptr<Module> DataParallelImpl::replica(std::size_t i) const {
+  HWARO_CHECK(i < devices_.size(), "DataParallel: replica ", i, " does not exist; there are ", devices_.size());
+  return i == 0 ? module_ : replicas_->others[i - 1].module;
+}
+
+std::string DataParallelImpl::extra_repr() const { return "devices=[" + device_list(devices_) + "]"; }
+
+Tensor DataParallelImpl::forward(const Tensor& input) {
+  if (devices_.size() == 1) return module_->forward(input);
+  HWARO_CHECK(input.defined() && input.dim() >= 1 && input.size(0) > 0, "DataParallel: the input must have a ",
+              "batch dimension (dim 0) of at least one row to split over the devices; got ",
+              input.defined() ? "shape " : "an undefined tensor", input.defined() ? input.sizes() : IntArrayRef{});
+  {
+    NoGradGuard no_grad;
+    for (Replica& r : replicas_->others) {
+      r.module->train(module_->is_training());
+      for (MirroredTensor& t : r.tensors) t.sync();
+    }
+  }
+  const std::int64_t rows = input.size(0);
+  const auto count = static_cast<std::int64_t>(devices_.size());
+  const std::int64_t chunk = (rows + count - 1) / count;
+  const std::size_t parts = static_cast<std::size_t>((rows + chunk - 1) / chunk);
+
+  const bool grad_enabled = is_grad_enabled();
+  std::vector<Tensor> outputs(parts);
+  std::vector<std::exception_ptr> errors(parts);
+  auto run = [&](std::size_t i) {
+    try {
+      GradModeGuard grad_mode(grad_enabled);  // grad mode is per thread
+      const auto start = static_cast<std::int64_t>(i) * chunk;
+      const Tensor part = input.narrow(0, start, std::min(chunk, rows - start)).to(devices_[i]);
+      outputs[i] = replica(i)->forward(part);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < parts; ++i) threads.emplace_back(run, i);
+  run(0);  // the calling thread is device 0's
+  for (std::thread& t : threads) t.join();
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  if (parts == 1) return outputs[0];
+  for (std::size_t i = 0; i < parts; ++i) {
+    HWARO_CHECK(outputs[i].defined() && outputs[i].dim() >= 1, "DataParallel: the replica on ", devices_[i],
+                " returned ", outputs[i].defined() ? "a 0-dim tensor" : "an undefined tensor",
+                "; outputs are concatenated along dim 0, so forward must return one row per input row");
+    outputs[i] = outputs[i].to(devices_[0]);
+  }
+  return cat(outputs, 0);
+}
+
+}  // namespace hwaro::nn

@@ -1,0 +1,228 @@
+// hw::nn::DataParallel over the CPU and the test backend's devices: outputs and gradients equal
+// a float64 copy of the plain module run on the whole batch (2 and 3 devices, uneven batches),
+// replicas follow optimiser steps without being rebuilt, PyTorch's buffer rule, one device is
+// transparent, and each wrong use is a clear error.
+#include <atomic>
+#include <cmath>
+
+#include "support/test_support.h"
+#include "testing/test_backend.h"
+
+namespace hwaro::test {
+namespace {
+
+namespace nn = hwaro::nn;
+
+class DataParallelTest : public ::testing::Test {
+ protected:
+  void SetUp() override { hwaro::testing::enable_test_backend(); }
+};
+
+Device test_device(int i) { return Device(DeviceType::Test, i); }
+
+nn::Sequential make_mlp() { return nn::Sequential(nn::Linear(6, 10), nn::GELU(), nn::Linear(10, 3)); }
+
+// A float64 copy of `module` with its current values: the reference.
+std::shared_ptr<nn::Module> float64_copy(const nn::Module& module) {
+  std::shared_ptr<nn::Module> copy = module.clone_module();
+  copy->load_state_dict(module.state_dict());
+  copy->to(kFloat64);
+  return copy;
+}
+
+// sum(out * weights): a loss whose gradient differs for every output element.
+Tensor weighted_sum(const Tensor& out, const Tensor& weights) { return (out * weights.to(out.dtype())).sum(); }
+
+void expect_grads_match(const nn::Module& module, const nn::Module& reference) {
+  const auto got = module.named_parameters(), want = reference.named_parameters();
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE(got[i].first);
+    ASSERT_TRUE(got[i].second.grad().defined());
+    EXPECT_TRUE(all_close(values_of(got[i].second.grad()), values_of(want[i].second.grad()), 1e-4, 1e-5));
+  }
+}
+
+void check_one_step_matches_reference(const std::vector<Device>& devices, std::int64_t rows) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  nn::Sequential mlp = make_mlp();
+  const std::shared_ptr<nn::Module> reference = float64_copy(*mlp);
+  nn::DataParallel dp(mlp, devices);
+  const Tensor x = random_tensor({rows, 6}, kFloat32, rng);
+  const Tensor weights = random_tensor({rows, 3}, kFloat32, rng);
+
+  const Tensor out = dp->forward(x);
+  EXPECT_EQ(out.device(), devices[0]);
+  EXPECT_EQ(out.sizes(), (std::vector<std::int64_t>{rows, 3}));
+  weighted_sum(out, weights).backward();
+
+  const Tensor expected = reference->forward(x.to(kFloat64));
+  weighted_sum(expected, weights).backward();
+  EXPECT_TRUE(all_close(values_of(out), values_of(expected), 1e-4, 1e-5));
+  expect_grads_match(*mlp, *reference);
+  // Gradients land in the original only: the replicas' own parameters get none.
+  for (std::size_t i = 1; i < devices.size(); ++i) {
+    for (const Tensor& p : dp->replica(i)->parameters()) EXPECT_FALSE(p.grad().defined());
+  }
+}
+
+TEST_F(DataParallelTest, TwoDevicesGiveTheWholeBatchGradients) {
+  check_one_step_matches_reference({Device("cpu"), test_device(1)}, 16);
+}
+
+TEST_F(DataParallelTest, ThreeDevicesGiveTheWholeBatchGradients) {
+  check_one_step_matches_reference({Device("cpu"), test_device(1), test_device(2)}, 18);
+}
+
+TEST_F(DataParallelTest, StartsOnATestDeviceAndSpreadsOverCpuDevicesToo) {
+  check_one_step_matches_reference({Device("cpu"), Device("cpu"), Device("cpu")}, 9);
+  // The original may itself live on a non-CPU device.
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  nn::Sequential mlp = make_mlp();
+  const std::shared_ptr<nn::Module> reference = float64_copy(*mlp);
+  mlp->to(test_device(0));
+  nn::DataParallel dp(mlp, {test_device(0), test_device(3)});
+  const Tensor x = random_tensor({5, 6}, kFloat32, rng);
+  const Tensor out = dp->forward(x);
+  EXPECT_EQ(out.device(), test_device(0));
+  out.sum().backward();
+  reference->forward(x.to(kFloat64)).sum().backward();
+  expect_grads_match(*mlp, *reference);
+}
+
+TEST_F(DataParallelTest, UnevenBatchesSplitAsChunk) {
+  // 7 rows over 3 devices: 3, 3, 1; 2 rows over 3 devices: two chunks of 1, the third device idle.
+  check_one_step_matches_reference({Device("cpu"), test_device(1), test_device(2)}, 7);
+  check_one_step_matches_reference({Device("cpu"), test_device(1), test_device(2)}, 2);
+  check_one_step_matches_reference({Device("cpu"), test_device(1), test_device(2)}, 1);
+}
+
+TEST_F(DataParallelTest, ReplicasFollowOptimiserStepsWithoutBeingRebuilt) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  nn::Sequential mlp = make_mlp();
+  const std::shared_ptr<nn::Module> reference = float64_copy(*mlp);
+  nn::DataParallel dp(mlp, {Device("cpu"), test_device(1), test_device(2)});
+  const std::shared_ptr<nn::Module> replica1 = dp->replica(1);
+  optim::SGD opt(dp->parameters(), {.lr = 0.05, .momentum = 0.9});
+  optim::SGD ref_opt(reference->parameters(), {.lr = 0.05, .momentum = 0.9});
+  for (int step = 0; step < 4; ++step) {
+    const Tensor x = random_tensor({10, 6}, kFloat32, rng);
+    const Tensor target = random_tensor({10, 3}, kFloat32, rng);
+    opt.zero_grad();
+    nn::functional::mse_loss(dp->forward(x), target).backward();
+    opt.step();
+    ref_opt.zero_grad();
+    nn::functional::mse_loss(reference->forward(x.to(kFloat64)), target.to(kFloat64)).backward();
+    ref_opt.step();
+  }
+  EXPECT_EQ(dp->replica(1), replica1);
+  const auto got = mlp->named_parameters(), want = reference->named_parameters();
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    SCOPED_TRACE(got[i].first);
+    EXPECT_TRUE(all_close(values_of(got[i].second), values_of(want[i].second), 1e-4, 1e-5));
+  }
+  // After the next forward the replicas hold the stepped values.
+  dp->forward(random_tensor({3, 6}, kFloat32, rng));
+  const auto mirrored = replica1->named_parameters();
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_EQ(values_of(mirrored[i].second), values_of(got[i].second));
+}
+
+// A running mean of its inputs (as BatchNorm's statistics), updated in forward while training.
+struct RunningMeanImpl : nn::Module {
+  RunningMeanImpl() {
+    fc = register_module("fc", nn::Linear(4, 4));
+    running = register_buffer("running_mean", zeros({4}));
+  }
+  Tensor forward(const Tensor& x) override {
+    if (is_training()) {
+      NoGradGuard no_grad;
+      running.mul_(0.9).add_(x.mean({0}) * 0.1);
+    }
+    return fc->forward(x);
+  }
+  nn::Linear fc{nullptr};
+  Tensor running;
+};
+HWARO_MODULE(RunningMean);
+
+TEST_F(DataParallelTest, BuffersKeepTheFirstReplicasUpdates) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  RunningMean module;  // built by its default constructor: it has no clone_module()
+  nn::DataParallel dp(module, {Device("cpu"), test_device(1)});
+  const Tensor x = random_tensor({6, 4}, kFloat32, rng);
+  dp->forward(x);
+  const std::vector<double> rows = values_of(x);
+  std::vector<double> expected(4, 0.0);
+  for (int r = 0; r < 3; ++r) {  // the first chunk: rows 0..2
+    for (int c = 0; c < 4; ++c) expected[static_cast<std::size_t>(c)] += 0.1 * rows[static_cast<std::size_t>(r * 4 + c)] / 3.0;
+  }
+  EXPECT_TRUE(all_close(values_of(module->running), expected, 1e-5, 1e-6));
+  // The second replica updated its own copy; the next forward overwrites it with the original's.
+  const Tensor replica_buffer = dp->replica(1)->named_buffers()[0].second;
+  EXPECT_FALSE(all_close(values_of(replica_buffer), values_of(module->running), 1e-6, 1e-7));
+  dp->eval();
+  dp->forward(x);
+  EXPECT_EQ(values_of(replica_buffer), values_of(module->running));
+}
+
+TEST_F(DataParallelTest, OneDeviceIsATransparentWrapper) {
+  std::mt19937_64 rng(fresh_seed());
+  nn::Sequential mlp = make_mlp();
+  std::shared_ptr<nn::Module> as_module = mlp.ptr();
+  as_module = nn::DataParallel(as_module, {Device("cpu")});  // the guide's `model = DataParallel(model)`
+  const Tensor x = random_tensor({4, 6}, kFloat32, rng);
+  EXPECT_EQ(values_of(as_module->forward(x)), values_of(mlp->forward(x)));
+  EXPECT_EQ(as_module->state_dict().count("module.0.weight"), 1u);
+  EXPECT_EQ(as_module->parameters().size(), mlp->parameters().size());
+  // Without GPUs the default device list is the module's own device.
+  nn::DataParallel by_default(mlp);
+  EXPECT_EQ(by_default->devices(), (std::vector<Device>{Device("cpu")}));
+}
+
+TEST_F(DataParallelTest, BuildingReplicasLeavesTheDefaultGeneratorAlone) {
+  manual_seed(123);
+  nn::Sequential mlp = make_mlp();
+  const std::uint64_t offset = default_generator().offset();
+  ASSERT_GT(offset, 0u);  // building a Linear draws numbers: replicas would too
+  nn::DataParallel dp(mlp, {Device("cpu"), test_device(1), test_device(2)});
+  EXPECT_EQ(default_generator().offset(), offset);
+}
+
+TEST_F(DataParallelTest, NoGradForwardRecordsNothing) {
+  std::mt19937_64 rng(fresh_seed());
+  nn::DataParallel dp(make_mlp(), {Device("cpu"), test_device(1)});
+  NoGradGuard no_grad;
+  EXPECT_FALSE(dp->forward(random_tensor({4, 6}, kFloat32, rng)).requires_grad());
+}
+
+TEST_F(DataParallelTest, WrongUsesAreClearErrors) {
+  nn::Sequential mlp = make_mlp();
+  EXPECT_TRUE(throws_with<Error>([&] { nn::DataParallel(mlp, {test_device(1), Device("cpu")}); },
+                                 "the module must be on the first device, test:1"));
+  EXPECT_TRUE(throws_with<Error>([&] { nn::DataParallel(mlp, {Device("cpu"), Device("cuda:0")}); },
+                                 "is not one of the 0 visible GPUs"));
+  EXPECT_TRUE(throws_with<Error>(
+      [&] { nn::DataParallel(mlp, {Device("cpu"), test_device(1)}, [] { return nn::Sequential(nn::Linear(6, 3)).ptr(); }); },
+      "does not have the parameters and buffers of the wrapped Sequential"));
+  struct Opaque : nn::Module {
+    explicit Opaque(int) {}
+  };
+  EXPECT_TRUE(throws_with<Error>([] { nn::DataParallel(std::make_shared<Opaque>(1), {Device("cpu"), Device("cpu")}); },
+                                 "cannot be replicated: it does not override clone_module() and has no default constructor"));
+  nn::DataParallel dp(mlp, {Device("cpu"), test_device(1)});
+  EXPECT_TRUE(throws_with<Error>([&] { dp->forward(zeros({0, 6})); }, "at least one row"));
+  EXPECT_TRUE(throws_with<Error>([&] { dp->forward(zeros({})); }, "at least one row"));
+  // An error inside a replica's thread reaches the caller.
+  EXPECT_TRUE(throws_with<Error>([&] { dp->forward(zeros({4, 5})); }, "5"));
+}
+
+}  // namespace
+}  // namespace hwaro::test
