@@ -49,8 +49,10 @@ int main() {
   std::int64_t batch = total_mib;  // deliberately too large: batch * 4 MiB * 2 exceeds the device
   while (batch > 0) {
     try {
+      hw::cuda::reset_peak_memory_stats();  // so the peak below is this step's
       step(batch, device);
-      std::cout << "batch " << batch << " fits\n";
+      std::cout << "batch " << batch << " fits; the step's peak was " << hw::cuda::max_memory_allocated() / kMiB
+                << " MiB allocated\n";
       break;
     } catch (const hw::OutOfMemoryError& e) {
       std::cout << "batch " << batch << " is too large: " << e.what() << "\n";
