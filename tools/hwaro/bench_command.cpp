@@ -45,7 +45,8 @@ std::optional<double> load_average() {
 
 // The CPU, then every GPU; without one, the note that says why there are no GPU rows.
 void list_devices(BenchReport& report) {
-  report.devices.push_back({"cpu", report.cpu_model, cpu_peak(report.threads)});
+  report.devices.push_back({"cpu", report.cpu_model,
+                            report.quick ? cpu_peak(report.threads, 1, 0.05) : cpu_peak(report.threads)});
   const int gpus = hw::cuda::device_count();
   for (int i = 0; i < gpus; ++i) {
     report.devices.push_back({"cuda:" + std::to_string(i), hw::cuda::get_device_name(i), gpu_peak(i)});

@@ -65,8 +65,8 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// GFLOP/s of `threads` threads each running `loop` for about 0.2 s of CPU time, started together.
-double measure_threads(int threads, float (*loop)(long), int lanes) {
+// GFLOP/s of `threads` threads each running `loop` for about `cpu_seconds` of CPU time, started together.
+double measure_threads(int threads, float (*loop)(long), int lanes, double cpu_seconds) {
   std::atomic<int> ready{0};
   std::atomic<bool> go{false};
   std::vector<double> flops(static_cast<std::size_t>(threads), 0.0);
@@ -81,7 +81,7 @@ double measure_threads(int threads, float (*loop)(long), int lanes) {
       double elapsed = 0;
       long calls = 0;
       float result = 0;
-      while (elapsed < 0.2) {
+      while (elapsed < cpu_seconds) {
         result += loop(kItersPerCall);
         ++calls;
         elapsed = thread_cpu_seconds() - start;
@@ -104,9 +104,11 @@ double measure_threads(int threads, float (*loop)(long), int lanes) {
 
 }  // namespace
 
-PeakEstimate cpu_peak(int threads) {
+PeakEstimate cpu_peak(int threads, int trials, double seconds_per_trial) {
 #ifdef HWARO_BENCH_X86
-  HWARO_CHECK(threads >= 1, "cpu_peak: expected at least one thread, found ", threads);
+  HWARO_CHECK(threads >= 1 && trials >= 1 && seconds_per_trial > 0,
+              "cpu_peak: expected at least one thread, one trial and a positive duration, found ", threads,
+              " threads, ", trials, " trials of ", seconds_per_trial, " s");
   const bool avx512 = __builtin_cpu_supports("avx512f");
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   if (!avx512 && !avx2) return {std::nullopt, "n/a: this CPU has neither AVX-512 nor AVX2 with FMA"};
@@ -120,16 +122,16 @@ PeakEstimate cpu_peak(int threads) {
       isa = name;
     }
   };
-  for (int trial = 0; trial < 3; ++trial) {
-    if (avx512) keep_faster(measure_threads(threads, fma_loop_avx512, 16), "AVX-512");
-    if (avx2) keep_faster(measure_threads(threads, fma_loop_avx2, 8), "AVX2");
+  for (int trial = 0; trial < trials; ++trial) {
+    if (avx512) keep_faster(measure_threads(threads, fma_loop_avx512, 16, seconds_per_trial), "AVX-512");
+    if (avx2) keep_faster(measure_threads(threads, fma_loop_avx2, 8, seconds_per_trial), "AVX2");
   }
   std::ostringstream how;
   how << "measured: " << threads << " thread(s) of " << isa << " FMA chains at once (the faster of "
-      << (avx512 && avx2 ? "AVX-512 and AVX2" : isa) << "), per second of CPU time, best of 3";
+      << (avx512 && avx2 ? "AVX-512 and AVX2" : isa) << "), per second of CPU time, best of " << trials;
   return {best, how.str()};
 #else
-  (void)threads;
+  (void)threads, (void)trials, (void)seconds_per_trial;
   return {std::nullopt, "n/a: the FMA peak measurement is written for x86 vector units only"};
 #endif
 }

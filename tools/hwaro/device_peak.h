@@ -15,7 +15,7 @@ struct PeakEstimate {
 // The CPU: `threads` threads running independent FMA chains at once in the widest vector unit
 // the CPU has (AVX-512 or AVX2), best of three short runs (noise only ever lowers it). Measured,
 // so it includes the clock the vector unit really runs at and any neighbour's load.
-PeakEstimate cpu_peak(int threads);
+PeakEstimate cpu_peak(int threads, int trials = 3, double seconds_per_trial = 0.2);
 
 // A GPU: multiprocessors x peak SM clock x float32 FLOPs per clock per multiprocessor for its
 // architecture (CUDA cores, no tensor cores: float32 matmuls do not use TF32 unless enabled).

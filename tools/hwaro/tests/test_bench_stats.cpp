@@ -95,7 +95,7 @@ TEST(BenchStats, GpuPeakTableGivesThePublishedFloat32Peaks) {
 }
 
 TEST(BenchStats, CpuPeakIsPositiveOrExplained) {
-  const PeakEstimate peak = cpu_peak(1);
+  const PeakEstimate peak = cpu_peak(1, 1, 0.05);
   if (peak.gflops) {
     EXPECT_GT(*peak.gflops, 0.0);
     EXPECT_NE(peak.how.find("measured"), std::string::npos);
@@ -103,6 +103,8 @@ TEST(BenchStats, CpuPeakIsPositiveOrExplained) {
     EXPECT_EQ(peak.how.rfind("n/a: ", 0), 0u) << peak.how;
   }
   EXPECT_THROW(cpu_peak(0), hw::Error);
+  EXPECT_THROW(cpu_peak(1, 0, 0.05), hw::Error);
+  EXPECT_THROW(cpu_peak(1, 1, 0.0), hw::Error);
 }
 
 TEST(BenchStats, RatiosAndRenderingsCarryTheSameFacts) {
