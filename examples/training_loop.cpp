@@ -53,7 +53,8 @@ int main() {
     const std::string dir = hw::data::default_data_dir() + "/fashion-mnist";
     train_set = first(std::make_shared<hw::data::MnistDataset>(dir, /*train=*/true), kTrainSamples);
     test_set = first(std::make_shared<hw::data::MnistDataset>(dir, /*train=*/false), kTestSamples);
-    std::cout << "data: Fashion-MNIST from " << dir << " (first " << kTrainSamples << " training images)\n";
+    std::cout << "data: Fashion-MNIST from " << dir << " (the first " << train_set->size() << " training and "
+              << test_set->size() << " test images)\n";
   } catch (const hw::Error& e) {
     std::cout << "data: synthetic, because Fashion-MNIST is not here (" << e.what() << ")\n";
     const hw::Tensor prototypes = 0.12 * hw::randn({10, 1, 28, 28});
