@@ -54,16 +54,25 @@ void bench_training_steps(const BenchDevice& bench_device, const std::string& mo
     hw::optim::Adam optimizer(model->parameters(), {.lr = 1e-3});
     const hw::Tensor inputs = hw::randn({batch, 1, 28, 28}, {.device = device});
     const hw::Tensor labels = hw::randint(0, 10, {batch}, {.device = device});
-    const Timing timing = time_runs(
-        device,
-        [&] {
-          optimizer.zero_grad();
-          hw::nn::functional::cross_entropy(model->forward(inputs), labels).backward();
-          optimizer.step();
-        },
-        plan);
+    auto step = [&] {
+      optimizer.zero_grad();
+      hw::nn::functional::cross_entropy(model->forward(inputs), labels).backward();
+      optimizer.step();
+    };
+    const std::string name = "train step " + model_name + ", batch " + std::to_string(batch);
+    // One cold run first: it predicts (high, if anything) what the warm-up and runs would take.
+    const double probe_ms = time_runs(device, step, {.warmup_runs = 0, .min_runs = 1, .max_runs = 1, .budget_s = 0}).median_ms;
+    const double predicted_s = probe_ms * (plan.warmup_runs + plan.min_runs) / 1e3;
+    if (predicted_s > kWorkloadLimitSeconds) {
+      report.skipped.push_back({name, device.str(),
+                                "its " + std::to_string(plan.warmup_runs + plan.min_runs) + " runs would take about " +
+                                    seconds_text(predicted_s) + " (from one run), over the " +
+                                    seconds_text(kWorkloadLimitSeconds) + " limit per workload"});
+      continue;
+    }
+    const Timing timing = time_runs(device, step, plan);
     BenchRow row;
-    row.workload = "train step " + model_name + ", batch " + std::to_string(batch);
+    row.workload = name;
     row.device = device.str();
     row.timing = timing;
     row.throughput = static_cast<double>(batch) / (timing.median_ms * 1e-3);

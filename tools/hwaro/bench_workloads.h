@@ -22,7 +22,8 @@ void bench_matmuls(const BenchDevice& device, const std::vector<std::int64_t>& s
 
 // One training step of make_model(model) (models.h) on 28x28 one-channel inputs, for each batch
 // size: zero_grad, forward, cross_entropy, backward, an Adam step (hwaro train's default).
-// Throughput in samples/s; FLOPs counted when the model's only weighted layers are Linear.
+// Throughput in samples/s; FLOPs counted when the model's only weighted layers are Linear. A
+// first run predicts the time; a batch size predicted over the limit is skipped.
 void bench_training_steps(const BenchDevice& device, const std::string& model,
                           const std::vector<std::int64_t>& batch_sizes, const RunPlan& plan, BenchReport& report);
 
