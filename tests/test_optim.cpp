@@ -20,11 +20,12 @@ std::vector<std::vector<double>> gradients(std::mt19937_64& rng) {
   return g;
 }
 
-// Runs opt for kSteps with the given gradients; returns the parameter after each step.
+// Runs opt for kSteps with the given gradients; returns the parameter after each step. A contiguous
+// float64 parameter takes the fused kernel (OpId::AdamStep / SgdStep); a strided one the composite path.
 template <typename Opt, typename Options>
 std::vector<std::vector<double>> run(const std::vector<double>& start, const std::vector<std::vector<double>>& grads,
-                                     Options options) {
-  Tensor p = tensor(start).set_requires_grad(true);
+                                     Options options, bool contiguous) {
+  Tensor p = (contiguous ? tensor(start) : non_contiguous_copy(tensor(start))).set_requires_grad(true);
   Opt opt({p}, options);
   std::vector<std::vector<double>> out;
   for (const auto& g : grads) {
@@ -44,23 +45,27 @@ TEST(Optim, SGDMatchesTheReferenceRule) {
   std::mt19937_64 rng(fresh_seed());
   for (const SgdCase& c : {SgdCase{0, 0, 0, false}, SgdCase{0.9, 0, 0, false}, SgdCase{0.9, 0.1, 0.01, false},
                            SgdCase{0.8, 0, 0.05, true}}) {
-    const auto grads = gradients(rng);
-    std::vector<double> p = values_of(random_tensor({kSize}, kFloat64, rng));
-    const double lr = 0.05;
-    const auto got = run<optim::SGD>(p, grads, optim::SGDOptions{.lr = lr, .momentum = c.momentum,
-                                                                 .dampening = c.dampening,
-                                                                 .weight_decay = c.weight_decay, .nesterov = c.nesterov});
-    std::vector<double> buf(kSize);
-    for (int t = 0; t < kSteps; ++t) {
-      for (std::int64_t i = 0; i < kSize; ++i) {
-        double g = grads[t][i] + c.weight_decay * p[i];
-        if (c.momentum != 0) {
-          buf[i] = t == 0 ? g : c.momentum * buf[i] + (1 - c.dampening) * g;
-          g = c.nesterov ? g + c.momentum * buf[i] : buf[i];
+    for (bool contiguous : {true, false}) {
+      const auto grads = gradients(rng);
+      std::vector<double> p = values_of(random_tensor({kSize}, kFloat64, rng));
+      const double lr = 0.05;
+      const auto got = run<optim::SGD>(p, grads, optim::SGDOptions{.lr = lr, .momentum = c.momentum,
+                                                                   .dampening = c.dampening,
+                                                                   .weight_decay = c.weight_decay, .nesterov = c.nesterov},
+                                       contiguous);
+      std::vector<double> buf(kSize);
+      for (int t = 0; t < kSteps; ++t) {
+        for (std::int64_t i = 0; i < kSize; ++i) {
+          double g = grads[t][i] + c.weight_decay * p[i];
+          if (c.momentum != 0) {
+            buf[i] = t == 0 ? g : c.momentum * buf[i] + (1 - c.dampening) * g;
+            g = c.nesterov ? g + c.momentum * buf[i] : buf[i];
+          }
+          p[i] -= lr * g;
         }
-        p[i] -= lr * g;
+        EXPECT_TRUE(all_close(got[t], p, 1e-12, 1e-12))
+            << "step " << t << " momentum " << c.momentum << (contiguous ? " fused" : " composite");
       }
-      EXPECT_TRUE(all_close(got[t], p, 1e-12, 1e-12)) << "step " << t << " momentum " << c.momentum;
     }
   }
 }
@@ -92,19 +97,23 @@ TEST(Optim, AdamAndAdamWMatchTheReferenceRule) {
   std::mt19937_64 rng(fresh_seed());
   for (bool amsgrad : {false, true}) {
     for (double wd : {0.0, 0.1}) {
-      const auto grads = gradients(rng);
-      const std::vector<double> start = values_of(random_tensor({kSize}, kFloat64, rng));
-      std::vector<double> p = start, q = start;
-      std::vector<std::vector<double>> want_adam, want_adamw;
-      adam_reference(p, grads, 0.01, 0.9, 0.99, 1e-8, wd, false, amsgrad, want_adam);
-      adam_reference(q, grads, 0.01, 0.9, 0.99, 1e-8, wd, true, amsgrad, want_adamw);
-      const auto adam = run<optim::Adam>(start, grads, optim::AdamOptions{.lr = 0.01, .beta2 = 0.99,
-                                                                         .weight_decay = wd, .amsgrad = amsgrad});
-      const auto adamw = run<optim::AdamW>(start, grads, optim::AdamWOptions{.lr = 0.01, .beta2 = 0.99,
-                                                                            .weight_decay = wd, .amsgrad = amsgrad});
-      for (int t = 0; t < kSteps; ++t) {
-        EXPECT_TRUE(all_close(adam[t], want_adam[t], 1e-10, 1e-12)) << "Adam step " << t;
-        EXPECT_TRUE(all_close(adamw[t], want_adamw[t], 1e-10, 1e-12)) << "AdamW step " << t;
+      for (bool contiguous : {true, false}) {
+        const auto grads = gradients(rng);
+        const std::vector<double> start = values_of(random_tensor({kSize}, kFloat64, rng));
+        std::vector<double> p = start, q = start;
+        std::vector<std::vector<double>> want_adam, want_adamw;
+        adam_reference(p, grads, 0.01, 0.9, 0.99, 1e-8, wd, false, amsgrad, want_adam);
+        adam_reference(q, grads, 0.01, 0.9, 0.99, 1e-8, wd, true, amsgrad, want_adamw);
+        const auto adam = run<optim::Adam>(start, grads, optim::AdamOptions{.lr = 0.01, .beta2 = 0.99,
+                                                                           .weight_decay = wd, .amsgrad = amsgrad},
+                                           contiguous);
+        const auto adamw = run<optim::AdamW>(start, grads, optim::AdamWOptions{.lr = 0.01, .beta2 = 0.99,
+                                                                              .weight_decay = wd, .amsgrad = amsgrad},
+                                              contiguous);
+        for (int t = 0; t < kSteps; ++t) {
+          EXPECT_TRUE(all_close(adam[t], want_adam[t], 1e-10, 1e-12)) << "Adam step " << t << " " << contiguous;
+          EXPECT_TRUE(all_close(adamw[t], want_adamw[t], 1e-10, 1e-12)) << "AdamW step " << t << " " << contiguous;
+        }
       }
     }
   }

@@ -45,6 +45,17 @@ hw::Tensor column_permutations(std::int64_t rows, std::int64_t cols, std::mt1993
   return hw::tensor(values, {rows, cols});
 }
 
+// in[0] as a parameter after three steps of Opt with gradients in[1], 2 * in[1], 3 * in[1].
+template <typename Opt, typename Options> hw::Tensor optimizer_steps(const Inputs& in, const Options& options) {
+  hw::Tensor p = in[0].clone().set_requires_grad(true);
+  Opt optimizer({p}, options);
+  for (int step = 1; step <= 3; ++step) {
+    p.mutable_grad() = in[1] * static_cast<double>(step);
+    optimizer.step();
+  }
+  return p.detach();
+}
+
 std::vector<ParityCase> make_cases() {
   using R = std::mt19937_64;
   const auto one = [](std::vector<std::int64_t> sizes, double lo = -2.0, double hi = 2.0,
@@ -177,6 +188,17 @@ std::vector<ParityCase> make_cases() {
       {"scatter_add", [](R& rng) { return Inputs{rnd({4, 5}, rng), rnd({6, 5}, rng, 0, 3, hw::kInt64), rnd({6, 5}, rng)}; },
        [](const Inputs& in) { return hw::scatter_add(in[0], 0, in[1], in[2]); }, 6},
       {"one_hot", one({7}, 0, 4, hw::kInt64), [](const Inputs& in) { return hw::one_hot(in[0], 5); }},
+      // ---- fused optimiser steps (AdamStep, SgdStep): three steps with changing gradients ----
+      {"adam_amsgrad_l2_steps", two({33, 7}, {33, 7}),
+       [](const Inputs& in) {
+         return optimizer_steps<hw::optim::Adam>(in, hw::optim::AdamOptions{.lr = 0.01, .weight_decay = 0.1, .amsgrad = true});
+       }, 4},
+      {"adamw_steps", two({1000}, {1000}),
+       [](const Inputs& in) { return optimizer_steps<hw::optim::AdamW>(in, hw::optim::AdamWOptions{.lr = 0.01, .weight_decay = 0.1}); }, 4},
+      {"sgd_nesterov_steps", two({17, 3}, {17, 3}),
+       [](const Inputs& in) {
+         return optimizer_steps<hw::optim::SGD>(in, hw::optim::SGDOptions{.lr = 0.1, .momentum = 0.9, .weight_decay = 0.01, .nesterov = true});
+       }, 4},
   };
   return cases;
 }

@@ -14,7 +14,7 @@ struct KernelArgs {
   static constexpr int kMaxTensors = 5;
   TensorView tensors[kMaxTensors];
   int num_tensors = 0;
-  double scalars[4] = {};
+  double scalars[8] = {};
   std::int64_t ints[4] = {};
   Stream* stream = nullptr;
 

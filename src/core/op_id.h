@@ -37,7 +37,12 @@ namespace hwaro {
   X(IndexSelect)    /* out, in, index (int64, 1-D) */                                            \
   X(Gather)         /* out, in, index (int64, out's shape) */                                    \
   X(Scatter)        /* out (already a copy of self), index, src: out[index] = src */             \
-  X(ScatterAdd)     /* out (already a copy of self), index, src: out[index] += src */
+  X(ScatterAdd)     /* out (already a copy of self), index, src: out[index] += src */              \
+  /* fused optimiser steps, all tensors contiguous, one dtype, in place (kernels/optimizer_math.h) */ \
+  X(AdamStep)       /* param, grad, exp_avg, exp_avg_sq[, max_exp_avg_sq]; scalars = step_size,   \
+                       beta1, beta2, eps, inv_sqrt_bias2, l2, param_scale */                      \
+  X(SgdStep)        /* param, grad[, momentum_buffer]; scalars = lr, momentum, dampening,       \
+                       weight_decay; ints[0] = first step, ints[1] = nesterov */
 
 enum class OpId : std::int16_t {
 #define HWARO_OP_ENUM(name) name,

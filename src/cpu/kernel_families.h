@@ -11,4 +11,5 @@ void register_softmax_kernels(KernelTable& table);     // Softmax, LogSoftmax
 void register_matmul_kernels(KernelTable& table);      // Matmul (OpenBLAS)
 void register_index_kernels(KernelTable& table);       // IndexSelect, Gather, Scatter, ScatterAdd
 void register_random_kernels(KernelTable& table);      // RandUniform, RandNormal, RandInt
+void register_optimizer_kernels(KernelTable& table);   // AdamStep, SgdStep
 }  // namespace hwaro::cpu

@@ -35,6 +35,7 @@ class CudaBackend final : public Backend {
     register_matmul_kernels(table_);
     register_index_kernels(table_);
     register_random_kernels(table_);
+    register_optimizer_kernels(table_);
   }
   DeviceType type() const override { return DeviceType::CUDA; }
   int device_count() const override { return detail::availability().device_count; }

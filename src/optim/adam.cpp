@@ -6,6 +6,7 @@
 #include "hwaro/autograd.h"
 #include "hwaro/ops.h"
 #include "hwaro/optim.h"
+#include "ops/fused_optimizer.h"
 
 namespace hwaro::optim {
 
@@ -39,14 +40,7 @@ void Adam::step() {
     for (Tensor& p : group.params) {
       const std::size_t i = index++;
       if (!p.grad().defined()) continue;
-      Tensor g = p.grad();
-      if (o.weight_decay != 0.0) {
-        if (decoupled_weight_decay_) {
-          p.mul_(1.0 - group.lr * o.weight_decay);
-        } else {
-          g = g.add(p, o.weight_decay);
-        }
-      }
+      const Tensor& grad = p.grad();
       auto& state = state_of(i);
       if (!state.count("exp_avg")) {
         state["exp_avg"] = zeros_like(p);
@@ -56,15 +50,33 @@ void Adam::step() {
       const std::int64_t t = ++steps_of(i);
       Tensor& m = state["exp_avg"];
       Tensor& v = state["exp_avg_sq"];
-      m.mul_(o.beta1).add_(g, 1.0 - o.beta1);
-      v.mul_(o.beta2).add_(g * g, 1.0 - o.beta2);
+      const Tensor v_max = o.amsgrad ? state["max_exp_avg_sq"] : Tensor();
       const double bias1 = 1.0 - std::pow(o.beta1, static_cast<double>(t));
       const double bias2 = 1.0 - std::pow(o.beta2, static_cast<double>(t));
+      const ops::AdamStepScalars fused{.step_size = group.lr / bias1,
+                                       .beta1 = o.beta1,
+                                       .beta2 = o.beta2,
+                                       .eps = o.eps,
+                                       .inv_sqrt_bias2 = 1.0 / std::sqrt(bias2),
+                                       .l2 = decoupled_weight_decay_ ? 0.0 : o.weight_decay,
+                                       .param_scale = decoupled_weight_decay_ ? 1.0 - group.lr * o.weight_decay : 1.0};
+      if (ops::fused_adam_step(p, grad, m, v, v_max, fused)) continue;
+
+      // The composite form, for dtypes and layouts the fused kernel does not take.
+      Tensor g = grad;
+      if (o.weight_decay != 0.0) {
+        if (decoupled_weight_decay_) {
+          p.mul_(fused.param_scale);
+        } else {
+          g = g.add(p, o.weight_decay);
+        }
+      }
+      m.mul_(o.beta1).add_(g, 1.0 - o.beta1);
+      v.mul_(o.beta2).add_(g * g, 1.0 - o.beta2);
       Tensor second = v;
       if (o.amsgrad) {
-        Tensor& vmax = state["max_exp_avg_sq"];
-        vmax.copy_(maximum(vmax, v));
-        second = vmax;
+        state["max_exp_avg_sq"].copy_(maximum(v_max, v));
+        second = v_max;
       }
       const Tensor denom = (second / bias2).sqrt().add(o.eps);
       p.sub_(m / denom, group.lr / bias1);

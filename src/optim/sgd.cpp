@@ -3,6 +3,7 @@
 #include "hwaro/autograd.h"
 #include "hwaro/ops.h"
 #include "hwaro/optim.h"
+#include "ops/fused_optimizer.h"
 
 namespace hwaro::optim {
 
@@ -21,17 +22,34 @@ void SGD::step() {
     for (Tensor& p : group.params) {
       const std::size_t i = index++;
       if (!p.grad().defined()) continue;
-      Tensor g = p.grad();
-      if (options_.weight_decay != 0.0) g = g.add(p, options_.weight_decay);
+      const Tensor& grad = p.grad();
+      Tensor buffer;
+      bool first_step = false;
       if (options_.momentum != 0.0) {
         auto& state = state_of(i);
         auto it = state.find("momentum_buffer");
-        if (it == state.end()) {
-          it = state.emplace("momentum_buffer", g.clone()).first;
+        first_step = it == state.end();
+        if (first_step) it = state.emplace("momentum_buffer", empty_like(p)).first;  // the step sets it to g
+        buffer = it->second;
+      }
+      const ops::SgdStepScalars fused{.lr = group.lr,
+                                      .momentum = options_.momentum,
+                                      .dampening = options_.dampening,
+                                      .weight_decay = options_.weight_decay,
+                                      .first_step = first_step,
+                                      .nesterov = options_.nesterov};
+      if (ops::fused_sgd_step(p, grad, buffer, fused)) continue;
+
+      // The composite form, for dtypes and layouts the fused kernel does not take.
+      Tensor g = grad;
+      if (options_.weight_decay != 0.0) g = g.add(p, options_.weight_decay);
+      if (buffer.defined()) {
+        if (first_step) {
+          buffer.copy_(g);
         } else {
-          it->second.mul_(options_.momentum).add_(g, 1.0 - options_.dampening);
+          buffer.mul_(options_.momentum).add_(g, 1.0 - options_.dampening);
         }
-        g = options_.nesterov ? g.add(it->second, options_.momentum) : it->second;
+        g = options_.nesterov ? g.add(buffer, options_.momentum) : buffer;
       }
       p.sub_(g, group.lr);
     }

@@ -1,0 +1,47 @@
+#pragma once
+// The per-element update rules of the fused optimiser kernels (torch.optim's formulas), shared by
+// the CPU loop and the CUDA kernel so that both backends compute the same thing in the same order.
+#include <cmath>
+
+#include "hwaro/macros.h"
+
+namespace hwaro::kernels {
+
+// Adam and AdamW for one element, in the compute type C. Scalars precomputed per step:
+//   step_size = lr / (1 - beta1^t), inv_sqrt_bias2 = 1 / sqrt(1 - beta2^t),
+//   l2 = weight_decay for Adam (added to the gradient), param_scale = 1 - lr * weight_decay for AdamW.
+template <typename C> struct AdamScalars {
+  C step_size, beta1, beta2, eps, inv_sqrt_bias2, l2, param_scale;
+};
+
+template <typename C>
+HWARO_HOST_DEVICE inline void adam_update(C& p, C g, C& m, C& v, C* v_max, const AdamScalars<C>& s) {
+  g += s.l2 * p;
+  p *= s.param_scale;
+  m = s.beta1 * m + (C(1) - s.beta1) * g;
+  v = s.beta2 * v + (C(1) - s.beta2) * g * g;
+  C second = v;
+  if (v_max != nullptr) {
+    *v_max = *v_max > v ? *v_max : v;
+    second = *v_max;
+  }
+  p -= s.step_size * m / (std::sqrt(second) * s.inv_sqrt_bias2 + s.eps);
+}
+
+// SGD for one element: g += wd * p; with momentum, buf = g on the first step, else
+// buf = momentum * buf + (1 - dampening) * g; the step uses buf (nesterov: g + momentum * buf).
+template <typename C> struct SgdScalars {
+  C lr, momentum, dampening, weight_decay;
+  bool has_momentum, first_step, nesterov;
+};
+
+template <typename C> HWARO_HOST_DEVICE inline void sgd_update(C& p, C g, C* buf, const SgdScalars<C>& s) {
+  g += s.weight_decay * p;
+  if (s.has_momentum) {
+    *buf = s.first_step ? g : s.momentum * *buf + (C(1) - s.dampening) * g;
+    g = s.nesterov ? g + s.momentum * *buf : *buf;
+  }
+  p -= s.lr * g;
+}
+
+}  // namespace hwaro::kernels
