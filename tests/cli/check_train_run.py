@@ -3,6 +3,7 @@
 
 1. A 2-epoch run: metrics.jsonl has one well-formed record per epoch, the loss falls, the test
    accuracy is far above chance, the SVG plot parses and has a curve per series, the checkpoint exists.
+   With --data-parallel (two CPU replicas) the same run ends with the same losses.
 2. Ctrl-C: a run sent SIGINT mid-epoch exits with 130 and says where the checkpoint is; resumed with
    --resume it ends with the same test loss and accuracy as a run that was never interrupted.
 3. Bad flags are refused with a message naming the flag.
@@ -63,6 +64,16 @@ if len(svg.getElementsByTagName("polyline")) != 3:
     fail("the plot should have 3 curves (train loss, test loss, test accuracy)")
 if not os.path.getsize(os.path.join(out1, "checkpoint.safetensors")) > 0:
     fail("no checkpoint")
+
+# 1b. --data-parallel (two CPU replicas here) trains the same model to float32 rounding.
+out_dp = os.path.join(work, "run_dp")
+r = run(common + ["--epochs", "2", "--batch-size", "32", "--workers", "1", "--out", out_dp, "--data-parallel"])
+if r.returncode != 0 or "DataParallel over cpu cpu" not in r.stdout:
+    fail("hwaro train --data-parallel failed:\n" + r.stdout + r.stderr)
+for x, y in zip(records, metrics(out_dp)):
+    if not math.isclose(x["train_loss"], y["train_loss"], rel_tol=1e-3, abs_tol=1e-5) \
+            or abs(x["test_accuracy"] - y["test_accuracy"]) > 0.01:
+        fail("--data-parallel differs from the plain run:\n%s\n%s" % (x, y))
 
 # 2. Ctrl-C mid-epoch, then --resume, ends where an uninterrupted run ends.
 straight = os.path.join(work, "straight")

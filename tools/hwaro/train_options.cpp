@@ -56,6 +56,8 @@ void add_train_flags(CLI::App& command, TrainOptions& options) {
   command.add_option("--threads", options.threads, "CPU threads for the ops (0: all cores)")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
+  command.add_flag("--data-parallel", options.data_parallel,
+                   "split each batch over every GPU with hw::nn::DataParallel (on the CPU: over two replicas)");
   command.add_option("--progress", options.progress,
                      "auto (a bar on a terminal, plain lines otherwise), bar, lines or none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))

@@ -26,6 +26,7 @@ struct TrainOptions {
   std::string plot;        // default: <out>/training.svg
   std::string resume;
   int threads = 0;             // 0: hwaro's default (all cores)
+  bool data_parallel = false;  // hw::nn::DataParallel over every GPU (on the CPU: two replicas)
   std::string progress = "auto";  // auto (bar on a terminal, lines otherwise) | bar | lines | none
 };
 

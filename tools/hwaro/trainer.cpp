@@ -93,6 +93,18 @@ Evaluation evaluate(hw::nn::Module& model, const std::shared_ptr<hw::data::Datas
   return {loss_sum.item<double>() / n, static_cast<double>(correct.item<std::int64_t>()) / n};
 }
 
+// Every visible GPU when training on CUDA; on the CPU two replicas, each on its own thread, which
+// shows the mechanism (scatter, replicas, gather, gradients summed) where there is no second GPU.
+std::vector<hw::Device> data_parallel_devices(hw::Device device) {
+  std::vector<hw::Device> devices;
+  if (device.type() == hw::DeviceType::CUDA) {
+    for (int i = 0; i < hw::cuda::device_count(); ++i) devices.emplace_back(hw::DeviceType::CUDA, i);
+  } else {
+    devices.assign(2, hw::Device("cpu"));
+  }
+  return devices;
+}
+
 std::string describe_device(hw::Device device) {
   if (device.type() == hw::DeviceType::CUDA) {
     return device.str() + " (" + hw::cuda::get_device_name(device.has_index() ? device.index() : 0) + ")";
@@ -115,6 +127,10 @@ int run_training(const TrainOptions& options, std::ostream& out) {
   auto model = make_model(options.model);
   model->to(device);  // in place, before the optimiser takes the parameters (guide §3.2)
   auto optimizer = make_optimizer(options.optimizer, model->parameters(), options.lr);
+  // What runs the batches: the model itself, or DataParallel over it (guide §4.1). Checkpoints and
+  // the optimiser keep to the model, so a checkpoint loads with or without --data-parallel.
+  std::shared_ptr<hw::nn::Module> runner = model;
+  if (options.data_parallel) runner = hw::nn::DataParallel(model, data_parallel_devices(device)).ptr();
 
   int first_epoch = 0;
   std::size_t first_batch = 0;
@@ -145,7 +161,13 @@ int run_training(const TrainOptions& options, std::ostream& out) {
       << data.test->size() << " test images) on " << describe_device(device) << "\n"
       << "  " << options.optimizer << " lr " << options.lr << ", batch " << options.batch_size << ", "
       << options.epochs << " epochs, " << options.workers << " loader workers, pin_memory "
-      << (pin ? "on" : "off") << "\n"
+      << (pin ? "on" : "off") << "\n";
+  if (options.data_parallel) {
+    out << "  DataParallel over";
+    for (const auto& d : std::static_pointer_cast<hw::nn::DataParallelImpl>(runner)->devices()) out << " " << d;
+    out << "\n";
+  }
+  out
       << std::flush;
 
   install_interrupt_handler();
@@ -200,7 +222,7 @@ int run_training(const TrainOptions& options, std::ostream& out) {
     }
     const double seconds = timer.stop() / 1000.0;
     progress.finish();
-    const Evaluation test = evaluate(*model, data.test, device, {.batch_size = 1000, .num_workers = options.workers,
+    const Evaluation test = evaluate(*runner, data.test, device, {.batch_size = 1000, .num_workers = options.workers,
                                                                  .pin_memory = pin});
     EpochMetrics m{.epoch = epoch + 1,
                    .train_loss = samples > 0 ? loss_sum.item<double>() / static_cast<double>(samples) : 0.0,
