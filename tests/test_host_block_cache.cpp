@@ -1,0 +1,157 @@
+// core's HostBlockCache (the caching pinned host allocator's logic) on the CPU, with a fake
+// backing allocator and fake events: size classes, reuse only after every recorded stream's
+// event has completed, the fall-back wait when an event cannot be made, and out of memory.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+
+#include "core/host_block_cache.h"
+#include "hwaro/errors.h"
+
+namespace hwaro {
+namespace {
+
+class FakeHostBacking final : public BackingAllocator {
+ public:
+  void* raw_alloc(std::size_t nbytes) override {
+    ++alloc_calls;
+    if (live_bytes + nbytes > capacity) return nullptr;
+    void* p = std::malloc(nbytes);
+    live.emplace(p, nbytes);
+    live_bytes += nbytes;
+    return p;
+  }
+  void raw_free(void* ptr) override {
+    const auto it = live.find(ptr);
+    ASSERT_NE(it, live.end()) << "raw_free of a pointer raw_alloc did not return";
+    live_bytes -= it->second;
+    live.erase(it);
+    std::free(ptr);
+  }
+  std::map<void*, std::size_t> live;
+  std::size_t live_bytes = 0;
+  std::size_t capacity = std::size_t{1} << 30;
+  int alloc_calls = 0;
+};
+
+// Events complete when the test says so; record() can be told to fail.
+class FakeHostEvents final : public HostEvents {
+ public:
+  EventHandle record(int device, StreamId stream) override {
+    if (fail_records) return 0;
+    recorded.emplace_back(device, stream);
+    pending.insert(++next);
+    return next;
+  }
+  bool query(EventHandle event) override { return pending.count(event) == 0; }
+  void release(EventHandle event) override { released.insert(event); }
+  void synchronize_stream(int device, StreamId stream) override { waited.emplace_back(device, stream); }
+  void complete_all() { pending.clear(); }
+
+  bool fail_records = false;
+  EventHandle next = 0;
+  std::set<EventHandle> pending;
+  std::set<EventHandle> released;
+  std::vector<std::pair<int, StreamId>> recorded;
+  std::vector<std::pair<int, StreamId>> waited;
+};
+
+class HostBlockCacheTest : public ::testing::Test {
+ protected:
+  FakeHostBacking backing_;
+  FakeHostEvents events_;
+};
+
+TEST_F(HostBlockCacheTest, SizeClassesArePowersOfTwoOfAtLeast512Bytes) {
+  EXPECT_EQ(HostBlockCache::size_class(1), 512u);
+  EXPECT_EQ(HostBlockCache::size_class(512), 512u);
+  EXPECT_EQ(HostBlockCache::size_class(513), 1024u);
+  EXPECT_EQ(HostBlockCache::size_class(3000), 4096u);
+  EXPECT_EQ(HostBlockCache::size_class((1u << 20) + 1), 2u << 20);
+}
+
+TEST_F(HostBlockCacheTest, AFreeBlockIsReusedForItsSizeClassWithoutANewAllocation) {
+  HostBlockCache cache(backing_, events_);
+  EXPECT_EQ(cache.allocate(0), nullptr);
+  void* a = cache.allocate(3000);
+  EXPECT_EQ(backing_.live.at(a), 4096u);
+  cache.free(a);
+  EXPECT_EQ(cache.cached_bytes(), 4096u);
+  EXPECT_EQ(cache.allocate(2100), a);  // same class
+  EXPECT_EQ(backing_.alloc_calls, 1);
+  void* b = cache.allocate(5000);  // another class: a new block
+  EXPECT_NE(b, a);
+  EXPECT_EQ(cache.live_bytes(), 4096u + 8192u);
+  cache.free(a);
+  cache.free(b);
+  cache.empty_cache();
+  EXPECT_TRUE(backing_.live.empty());
+}
+
+TEST_F(HostBlockCacheTest, ABlockUsedOnStreamsWaitsForTheirEventsBeforeReuse) {
+  HostBlockCache cache(backing_, events_);
+  auto* a = static_cast<char*>(cache.allocate(1000));
+  cache.record_stream(a + 100, /*device=*/0, /*stream=*/7);  // an interior pointer counts
+  cache.record_stream(a, 1, 9);
+  cache.record_stream(a, 1, 9);  // the same stream twice: one event
+  cache.free(a);
+  ASSERT_EQ(events_.recorded.size(), 2u);
+  EXPECT_EQ(events_.recorded[0], (std::pair<int, StreamId>{0, 7}));
+  EXPECT_EQ(cache.cached_bytes(), 0u);  // pending, not free
+  void* b = cache.allocate(1000);
+  EXPECT_NE(b, a) << "reused while a copy might still be reading it";
+  events_.complete_all();
+  cache.free(b);
+  void* c = cache.allocate(1000);
+  EXPECT_TRUE(c == a || c == b);
+  EXPECT_EQ(events_.released.size(), 2u);
+  cache.free(c);
+}
+
+TEST_F(HostBlockCacheTest, PointersOutsideLiveBlocksAreIgnored) {
+  HostBlockCache cache(backing_, events_);
+  int pageable = 0;
+  cache.record_stream(&pageable, 0, 1);
+  EXPECT_FALSE(cache.contains(&pageable));
+  auto* a = static_cast<char*>(cache.allocate(512));
+  EXPECT_TRUE(cache.contains(a + 511));
+  EXPECT_FALSE(cache.contains(a + 512));
+  cache.free(a);
+  cache.record_stream(a, 0, 1);  // freed: no longer live
+  EXPECT_TRUE(events_.recorded.empty());
+}
+
+TEST_F(HostBlockCacheTest, WhenAnEventCannotBeMadeFreeWaitsForTheStream) {
+  HostBlockCache cache(backing_, events_);
+  void* a = cache.allocate(600);
+  cache.record_stream(a, 2, 5);
+  events_.fail_records = true;
+  cache.free(a);
+  ASSERT_EQ(events_.waited.size(), 1u);
+  EXPECT_EQ(events_.waited[0], (std::pair<int, StreamId>{2, 5}));
+  EXPECT_EQ(cache.allocate(600), a);  // safe at once
+}
+
+TEST_F(HostBlockCacheTest, OutOfMemoryReleasesTheCacheRetriesOnceThenThrows) {
+  backing_.capacity = 8192;
+  HostBlockCache cache(backing_, events_);
+  void* a = cache.allocate(4096);
+  cache.free(a);  // cached
+  void* b = cache.allocate(8192);  // needs the cached block's memory back
+  EXPECT_NE(b, nullptr);
+  EXPECT_EQ(backing_.live.size(), 1u);  // the cached 4096-byte block was returned first
+  try {
+    (void)cache.allocate(1024);
+    FAIL() << "did not throw";
+  } catch (const OutOfMemoryError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("pinned host memory: allocating 1024 bytes"), std::string::npos) << what;
+    EXPECT_NE(what.find("use pageable memory"), std::string::npos) << what;
+  }
+  cache.free(b);
+}
+
+}  // namespace
+}  // namespace hwaro
