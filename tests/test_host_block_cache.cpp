@@ -1,6 +1,7 @@
 // core's HostBlockCache (the caching pinned host allocator's logic) on the CPU, with a fake
-// backing allocator and fake events: size classes, reuse only after every recorded stream's
-// event has completed, the fall-back wait when an event cannot be made, and out of memory.
+// backing allocator and fake events: size classes, reuse only after the event of every copy
+// recorded on a block has completed, the fall-back wait when an event cannot be made, and
+// out of memory.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -90,15 +91,14 @@ TEST_F(HostBlockCacheTest, AFreeBlockIsReusedForItsSizeClassWithoutANewAllocatio
   EXPECT_TRUE(backing_.live.empty());
 }
 
-TEST_F(HostBlockCacheTest, ABlockUsedOnStreamsWaitsForTheirEventsBeforeReuse) {
+TEST_F(HostBlockCacheTest, AFreedBlockWaitsForItsCopiesEventsBeforeReuse) {
   HostBlockCache cache(backing_, events_);
   auto* a = static_cast<char*>(cache.allocate(1000));
-  cache.record_stream(a + 100, /*device=*/0, /*stream=*/7);  // an interior pointer counts
-  cache.record_stream(a, 1, 9);
-  cache.record_stream(a, 1, 9);  // the same stream twice: one event
-  cache.free(a);
-  ASSERT_EQ(events_.recorded.size(), 2u);
+  cache.record_event(a + 100, /*device=*/0, /*stream=*/7);  // an interior pointer counts
+  cache.record_event(a, 1, 9);
+  ASSERT_EQ(events_.recorded.size(), 2u);  // recorded when the copy is queued, not at free
   EXPECT_EQ(events_.recorded[0], (std::pair<int, StreamId>{0, 7}));
+  cache.free(a);
   EXPECT_EQ(cache.cached_bytes(), 0u);  // pending, not free
   void* b = cache.allocate(1000);
   EXPECT_NE(b, a) << "reused while a copy might still be reading it";
@@ -110,28 +110,73 @@ TEST_F(HostBlockCacheTest, ABlockUsedOnStreamsWaitsForTheirEventsBeforeReuse) {
   cache.free(c);
 }
 
+TEST_F(HostBlockCacheTest, ALaterCopyOnTheSameStreamSupersedesTheEarlierEvent) {
+  HostBlockCache cache(backing_, events_);
+  void* a = cache.allocate(700);
+  cache.record_event(a, 0, 3);
+  cache.record_event(a, 0, 3);
+  cache.record_event(a, 0, 4);  // another stream keeps its own
+  EXPECT_EQ(events_.released, (std::set<EventHandle>{1}));  // the first event of stream 3
+  events_.pending.erase(2);  // stream 3 has passed its newest copy, stream 4 has not
+  EXPECT_TRUE(cache.copies_pending(a));
+  events_.pending.erase(3);
+  EXPECT_FALSE(cache.copies_pending(a));
+  EXPECT_EQ(events_.released, (std::set<EventHandle>{1, 2, 3}));
+  cache.free(a);
+  EXPECT_EQ(cache.allocate(700), a);
+}
+
+TEST_F(HostBlockCacheTest, CopiesPendingAnswersForALiveBlockThatIsKept) {
+  // A pool of batch buffers keeps its blocks and asks before writing into one again.
+  HostBlockCache cache(backing_, events_);
+  auto* a = static_cast<char*>(cache.allocate(4096));
+  EXPECT_FALSE(cache.copies_pending(a));
+  cache.record_event(a, 0, 1);
+  EXPECT_TRUE(cache.copies_pending(a + 4095));
+  EXPECT_TRUE(cache.copies_pending(a));  // asking again does not consume the event
+  events_.complete_all();
+  EXPECT_FALSE(cache.copies_pending(a));
+  EXPECT_EQ(events_.released.size(), 1u);
+  int pageable = 0;
+  EXPECT_FALSE(cache.copies_pending(&pageable));
+  cache.free(a);
+}
+
 TEST_F(HostBlockCacheTest, PointersOutsideLiveBlocksAreIgnored) {
   HostBlockCache cache(backing_, events_);
   int pageable = 0;
-  cache.record_stream(&pageable, 0, 1);
+  cache.record_event(&pageable, 0, 1);
   EXPECT_FALSE(cache.contains(&pageable));
   auto* a = static_cast<char*>(cache.allocate(512));
   EXPECT_TRUE(cache.contains(a + 511));
   EXPECT_FALSE(cache.contains(a + 512));
   cache.free(a);
-  cache.record_stream(a, 0, 1);  // freed: no longer live
+  cache.record_event(a, 0, 1);  // freed: no longer live
   EXPECT_TRUE(events_.recorded.empty());
 }
 
-TEST_F(HostBlockCacheTest, WhenAnEventCannotBeMadeFreeWaitsForTheStream) {
+TEST_F(HostBlockCacheTest, WhenAnEventCannotBeMadeTheCopysStreamIsWaitedFor) {
   HostBlockCache cache(backing_, events_);
   void* a = cache.allocate(600);
-  cache.record_stream(a, 2, 5);
   events_.fail_records = true;
-  cache.free(a);
+  cache.record_event(a, 2, 5);
   ASSERT_EQ(events_.waited.size(), 1u);
   EXPECT_EQ(events_.waited[0], (std::pair<int, StreamId>{2, 5}));
+  EXPECT_FALSE(cache.copies_pending(a));
+  cache.free(a);
   EXPECT_EQ(cache.allocate(600), a);  // safe at once
+}
+
+TEST_F(HostBlockCacheTest, TheDestructorReleasesPendingEventsAndEveryBlock) {
+  {
+    HostBlockCache cache(backing_, events_);
+    void* a = cache.allocate(512);
+    cache.record_event(a, 0, 1);
+    cache.free(a);
+    (void)cache.allocate(2048);
+  }
+  EXPECT_EQ(events_.released, (std::set<EventHandle>{1}));
+  EXPECT_TRUE(backing_.live.empty());
 }
 
 TEST_F(HostBlockCacheTest, OutOfMemoryReleasesTheCacheRetriesOnceThenThrows) {

@@ -52,6 +52,9 @@ class Allocator {
   virtual DataPtr allocate(std::size_t nbytes) = 0;
   // Page-locked host memory (pin_memory()): copies from it to a GPU can be asynchronous.
   virtual bool is_pinned() const { return false; }
+  // Pinned allocators: whether an asynchronous copy from or into the live allocation
+  // containing ptr may still be running, so that its memory must not be rewritten yet.
+  virtual bool copies_pending(const void* /*ptr*/) { return false; }
 };
 
 }  // namespace hwaro

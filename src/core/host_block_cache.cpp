@@ -12,7 +12,7 @@ std::size_t HostBlockCache::size_class(std::size_t nbytes) {
 
 HostBlockCache::~HostBlockCache() {
   for (auto& [ptr, block] : blocks_) {
-    for (EventHandle e : block.events) events_.release(e);
+    for (const PendingCopy& copy : block.copies) events_.release(copy.event);
     backing_.raw_free(ptr);
   }
 }
@@ -21,7 +21,7 @@ void* HostBlockCache::allocate(std::size_t nbytes) {
   if (nbytes == 0) return nullptr;
   const std::size_t size = size_class(nbytes);
   std::lock_guard<std::mutex> lock(mutex_);
-  process_events_locked();
+  process_freed_locked();
   char* ptr = nullptr;
   if (auto it = free_.find(size); it != free_.end()) {
     ptr = it->second;
@@ -42,31 +42,53 @@ void* HostBlockCache::allocate(std::size_t nbytes) {
   return ptr;
 }
 
-const HostBlockCache::Block* HostBlockCache::find_live(const void* ptr, char** base) const {
+char* HostBlockCache::live_base_locked(const void* ptr) const {
   const auto* p = static_cast<const char*>(ptr);
   auto it = blocks_.upper_bound(const_cast<char*>(p));
   if (it == blocks_.begin()) return nullptr;
   --it;
   if (!it->second.in_use || p >= it->first + it->second.size) return nullptr;
-  *base = it->first;
-  return &it->second;
+  return it->first;
 }
 
-void HostBlockCache::record_stream(const void* ptr, int device, StreamId stream) {
+void HostBlockCache::record_event(const void* ptr, int device, StreamId stream) {
   std::lock_guard<std::mutex> lock(mutex_);
-  char* base = nullptr;
-  if (find_live(ptr, &base) == nullptr) return;
-  Block& block = blocks_.at(base);
-  for (const auto& use : block.uses) {
-    if (use.first == device && use.second == stream) return;
+  char* base = live_base_locked(ptr);
+  if (base == nullptr) return;
+  std::vector<PendingCopy>& copies = blocks_.at(base).copies;
+  const EventHandle event = events_.record(device, stream);
+  if (event == 0) events_.synchronize_stream(device, stream);  // the copy is done once this returns
+  for (auto it = copies.begin(); it != copies.end(); ++it) {
+    if (it->device != device || it->stream != stream) continue;
+    events_.release(it->event);  // the new event (or the wait) covers the older copy too
+    copies.erase(it);
+    break;
   }
-  block.uses.emplace_back(device, stream);
+  if (event != 0) copies.push_back({device, stream, event});
+}
+
+bool HostBlockCache::settle_locked(Block& block) {
+  std::vector<PendingCopy> still_running;
+  for (const PendingCopy& copy : block.copies) {
+    if (events_.query(copy.event)) {
+      events_.release(copy.event);
+    } else {
+      still_running.push_back(copy);
+    }
+  }
+  block.copies = std::move(still_running);
+  return block.copies.empty();
+}
+
+bool HostBlockCache::copies_pending(const void* ptr) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  char* base = live_base_locked(ptr);
+  return base != nullptr && !settle_locked(blocks_.at(base));
 }
 
 bool HostBlockCache::contains(const void* ptr) const {
   std::lock_guard<std::mutex> lock(mutex_);
-  char* base = nullptr;
-  return find_live(ptr, &base) != nullptr;
+  return live_base_locked(ptr) != nullptr;
 }
 
 void HostBlockCache::free(void* ptr) noexcept {
@@ -74,33 +96,15 @@ void HostBlockCache::free(void* ptr) noexcept {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = blocks_.find(static_cast<char*>(ptr));
   if (it == blocks_.end() || !it->second.in_use) return;  // not ours: nothing safe to do
-  Block& block = it->second;
-  block.in_use = false;
-  for (const auto& [device, stream] : block.uses) {
-    const EventHandle event = events_.record(device, stream);
-    if (event != 0) {
-      block.events.push_back(event);
-    } else {
-      events_.synchronize_stream(device, stream);
-    }
-  }
-  block.uses.clear();
-  if (block.events.empty()) free_.emplace(block.size, it->first);
+  it->second.in_use = false;
+  // A block whose copies are still running waits outside the free list (process_freed_locked).
+  if (it->second.copies.empty()) free_.emplace(it->second.size, it->first);
 }
 
-void HostBlockCache::process_events_locked() {
+void HostBlockCache::process_freed_locked() {
   for (auto& [ptr, block] : blocks_) {
-    if (block.in_use || block.events.empty()) continue;
-    std::vector<EventHandle> pending;
-    for (EventHandle e : block.events) {
-      if (events_.query(e)) {
-        events_.release(e);
-      } else {
-        pending.push_back(e);
-      }
-    }
-    block.events = std::move(pending);
-    if (block.events.empty()) free_.emplace(block.size, ptr);
+    if (block.in_use || block.copies.empty()) continue;
+    if (settle_locked(block)) free_.emplace(block.size, ptr);
   }
 }
 
@@ -114,7 +118,7 @@ void HostBlockCache::release_free_locked() {
 
 void HostBlockCache::empty_cache() {
   std::lock_guard<std::mutex> lock(mutex_);
-  process_events_locked();
+  process_freed_locked();
   release_free_locked();
 }
 

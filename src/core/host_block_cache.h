@@ -5,16 +5,17 @@
 //
 // - Requests are rounded up to a power of two, at least 512 bytes (the size class); a free
 //   block is reused for any request of its class. Blocks are never split.
-// - record_stream(ptr, device, stream) notes that a stream of some device read or wrote the
-//   live block containing ptr (a non_blocking copy). free() then records an event on each
-//   such stream; the block is reused only once every event has completed.
+// - record_event(ptr, device, stream) is called right after an asynchronous copy from or into
+//   the live block containing ptr was queued on `stream`: it records an event there (PyTorch's
+//   record_event). A freed block is reused only once all its events have completed, and
+//   copies_pending() lets an owner that keeps a block (a pool of batch buffers) ask the same.
+// - Events of one stream complete in order, so a block keeps only the newest per stream.
 // - When the backing allocator fails, the free blocks are released and the allocation is
 //   retried once; a second failure throws OutOfMemoryError.
 // All members are thread-safe (one mutex).
 #include <cstddef>
 #include <map>
 #include <mutex>
-#include <utility>
 #include <vector>
 
 #include "core/block_cache.h"
@@ -22,7 +23,7 @@
 namespace hwaro {
 
 // Events on the streams of any device. record() may fail by returning 0; the cache then
-// waits with synchronize_stream() instead, since free() must not throw.
+// waits with synchronize_stream() instead.
 class HostEvents {
  public:
   virtual ~HostEvents() = default;
@@ -42,8 +43,12 @@ class HostBlockCache {
 
   void* allocate(std::size_t nbytes);  // nullptr for 0 bytes
   void free(void* ptr) noexcept;       // nullptr is ignored
+  // A copy from or into the block containing ptr was just queued on `stream` of `device`.
   // Pointers outside this cache's live blocks (pageable memory) are ignored.
-  void record_stream(const void* ptr, int device, StreamId stream);
+  void record_event(const void* ptr, int device, StreamId stream);
+  // Whether a copy recorded on the live block containing ptr may still be running (false for
+  // pointers outside the cache). Completed events are released on the way.
+  bool copies_pending(const void* ptr);
   void empty_cache();  // frees the blocks that are free now
 
   bool contains(const void* ptr) const;
@@ -52,14 +57,19 @@ class HostBlockCache {
   static std::size_t size_class(std::size_t nbytes);
 
  private:
+  struct PendingCopy {
+    int device;
+    StreamId stream;
+    EventHandle event;
+  };
   struct Block {
     std::size_t size = 0;
     bool in_use = false;
-    std::vector<std::pair<int, StreamId>> uses;
-    std::vector<EventHandle> events;  // pending after free
+    std::vector<PendingCopy> copies;  // the newest recorded copy per stream, not yet seen complete
   };
-  const Block* find_live(const void* ptr, char** base) const;
-  void process_events_locked();
+  char* live_base_locked(const void* ptr) const;  // the live block containing ptr, or nullptr
+  bool settle_locked(Block& block);  // releases completed events; true when none is left
+  void process_freed_locked();
   void release_free_locked();
 
   BackingAllocator& backing_;

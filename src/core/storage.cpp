@@ -29,11 +29,11 @@ std::shared_ptr<Storage> Storage::allocate(Device device, std::size_t nbytes, bo
   Backend& backend = detail::backend_for(device, &index);
   if (pinned && device.is_cpu()) {
     if (Allocator* pinned_allocator = pinned_allocator_or_warn()) {
-      return std::make_shared<Storage>(pinned_allocator->allocate(nbytes), nbytes, true);
+      return std::make_shared<Storage>(pinned_allocator->allocate(nbytes), nbytes, pinned_allocator);
     }
   }
   Allocator& allocator = backend.allocator(index);
-  return std::make_shared<Storage>(allocator.allocate(nbytes), nbytes, allocator.is_pinned());
+  return std::make_shared<Storage>(allocator.allocate(nbytes), nbytes, allocator.is_pinned() ? &allocator : nullptr);
 }
 
 }  // namespace hwaro

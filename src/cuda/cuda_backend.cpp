@@ -46,7 +46,7 @@ class CudaBackend final : public Backend {
   hwaro::Stream& current_stream(int index) override { return detail::current_stream_object(index); }
   Allocator* pinned_host_allocator() override { return &pinned_; }
   // Host<->device copies run on `stream` (the current stream of the GPU side): asynchronous
-  // for pinned host memory, whose block then waits for the stream before reuse. Copies
+  // for pinned host memory, whose block then is not reused before the copy's event. Copies
   // between two GPUs use peer access where the hardware has it, after the source's
   // current stream has passed the work that produced the source.
   void copy(const TensorView& src, const TensorView& dst, hwaro::Stream& stream) override {
@@ -62,8 +62,8 @@ class CudaBackend final : public Backend {
       HWARO_CUDA_CHECK(cudaSetDevice(index));
     }
     HWARO_CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault, handle));
-    if (src.device.is_cpu()) pinned_.record_stream(src.data, index, handle);
-    if (dst.device.is_cpu()) pinned_.record_stream(dst.data, index, handle);
+    if (src.device.is_cpu()) pinned_.record_event(src.data, index, handle);
+    if (dst.device.is_cpu()) pinned_.record_event(dst.data, index, handle);
     HWARO_CUDA_CHECK(cudaSetDevice(detail::thread_device()));
   }
   // All work on the device, every stream (hw::Timer relies on this).

@@ -19,7 +19,7 @@ class PinnedHostAllocator::Backing final : public BackingAllocator {
   void raw_free(void* ptr) override { cudaFreeHost(ptr); }  // at exit the driver may be gone: ignore errors
 };
 
-// Events on any device's streams. Called from a deleter, so nothing throws: 0 means "wait instead".
+// Events on any device's streams. record() does not throw: 0 means "wait instead".
 class PinnedHostAllocator::Events final : public HostEvents {
  public:
   EventHandle record(int device, StreamId stream) override {
@@ -66,8 +66,8 @@ DataPtr PinnedHostAllocator::allocate(std::size_t nbytes) {
                  Device(DeviceType::CPU));
 }
 
-void PinnedHostAllocator::record_stream(const void* ptr, int device, cudaStream_t stream) {
-  cache_->record_stream(ptr, device, reinterpret_cast<StreamId>(stream));
+void PinnedHostAllocator::record_event(const void* ptr, int device, cudaStream_t stream) {
+  cache_->record_event(ptr, device, reinterpret_cast<StreamId>(stream));
 }
 
 }  // namespace hwaro::cuda

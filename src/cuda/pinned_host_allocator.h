@@ -1,7 +1,7 @@
 #pragma once
 // Page-locked host memory for pin_memory(): core's HostBlockCache (size classes, reuse
-// after the streams that copied a block have passed that copy) over cudaHostAlloc and CUDA
-// events. The backend's copies call record_stream for their host side.
+// once the copies queued from or into a block have finished) over cudaHostAlloc and CUDA
+// events. The backend's copies call record_event for their host side.
 #include <cuda_runtime_api.h>
 
 #include <memory>
@@ -18,8 +18,10 @@ class PinnedHostAllocator final : public Allocator {
 
   DataPtr allocate(std::size_t nbytes) override;
   bool is_pinned() const override { return true; }
-  // A use of the block containing ptr (ignored for pageable memory) on `stream` of `device`.
-  void record_stream(const void* ptr, int device, cudaStream_t stream);
+  bool copies_pending(const void* ptr) override { return cache_->copies_pending(ptr); }
+  // A copy from or into the block containing ptr (ignored for pageable memory) was just
+  // queued on `stream` of `device`.
+  void record_event(const void* ptr, int device, cudaStream_t stream);
   void empty_cache() { cache_->empty_cache(); }
 
  private:

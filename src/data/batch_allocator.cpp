@@ -9,9 +9,8 @@
 namespace hwaro::data {
 
 // Buffers handed out before. One is free again when the pool's handle is the only one left on
-// both the tensor and its storage (no batch, view or copy-in-flight handle refers to it).
-// Caveat: a to(cuda, non_blocking=true) copy that the caller did not keep a handle for could
-// still be reading it; hold the host batch until the copy is done (DevicePrefetcher does).
+// both the tensor and its storage (no batch or view refers to it) and no non_blocking copy
+// from it may still be reading it (the pinned allocator's event for that copy has completed).
 struct BatchAllocator::Pool {
   static constexpr std::size_t kMaxBuffers = 64;
   std::mutex mutex;
@@ -22,8 +21,9 @@ BatchAllocator::BatchAllocator(bool pin_memory) : pin_memory_(pin_memory), pool_
 BatchAllocator::~BatchAllocator() = default;
 
 namespace {
-bool unreferenced(const Tensor& t) {
-  return t.impl_ptr().use_count() == 1 && t.impl()->storage().use_count() == 1;
+bool reusable(const Tensor& t) {
+  const auto& storage = t.impl()->storage();
+  return t.impl_ptr().use_count() == 1 && storage.use_count() == 1 && !storage->copies_pending();
 }
 bool same_shape(const Tensor& t, IntArrayRef sizes, DType dtype) {
   return t.dtype() == dtype && t.sizes() == sizes;
@@ -34,7 +34,7 @@ Tensor BatchAllocator::empty(IntArrayRef sizes, DType dtype) {
   if (!pin_memory_) return hwaro::empty(sizes, {.dtype = dtype});
   std::lock_guard<std::mutex> lock(pool_->mutex);
   for (const Tensor& t : pool_->buffers) {
-    if (same_shape(t, sizes, dtype) && unreferenced(t)) return t;
+    if (same_shape(t, sizes, dtype) && reusable(t)) return t;
   }
   Tensor fresh = hwaro::empty(sizes, {.dtype = dtype, .pin_memory = true});
   if (pool_->buffers.size() < Pool::kMaxBuffers) pool_->buffers.push_back(fresh);

@@ -165,7 +165,7 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, const Tenso
   }
   HWARO_CHECK(data != nullptr || extent == 0, "from_blob: data is null");
   const auto nbytes = static_cast<std::size_t>(extent) * element_size(dtype);
-  auto storage = std::make_shared<Storage>(DataPtr(data, nullptr, nullptr, device), nbytes, false);
+  auto storage = std::make_shared<Storage>(DataPtr(data, nullptr, nullptr, device), nbytes);
   return finish(Tensor(std::make_shared<TensorImpl>(std::move(storage), dtype, sizes, strides, 0)), options);
 }
 

@@ -1,21 +1,25 @@
 #include "testing/test_backend.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 
 #include "core/backend_registry.h"
+#include "core/host_block_cache.h"
 #include "hwaro/errors.h"
 
 namespace hwaro::testing {
 namespace {
+
+void* aligned_host_alloc(std::size_t nbytes) { return std::aligned_alloc(64, (nbytes + 63) / 64 * 64); }
 
 class HostAllocator final : public Allocator {
  public:
   explicit HostAllocator(int index) : device_(DeviceType::Test, index) {}
   DataPtr allocate(std::size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, device_);
-    void* p = std::aligned_alloc(64, (nbytes + 63) / 64 * 64);
+    void* p = aligned_host_alloc(nbytes);
     HWARO_CHECK_AS(OutOfMemoryError, p != nullptr, "test device out of memory allocating ", nbytes, " bytes");
     return DataPtr(p, nullptr, [](void*, void* data) { std::free(data); }, device_);
   }
@@ -24,14 +28,60 @@ class HostAllocator final : public Allocator {
   Device device_;
 };
 
+// Copy completion for every test stream at once: events are sequence numbers, complete up to
+// completed_. Held copies leave completed_ behind until complete_all().
+class CopyEvents final : public HostEvents {
+ public:
+  EventHandle record(int /*device*/, StreamId /*stream*/) override {
+    const EventHandle event = ++recorded_;
+    if (!held_) complete_all();
+    return event;
+  }
+  bool query(EventHandle event) override { return event <= completed_; }
+  void release(EventHandle /*event*/) override {}
+  void synchronize_stream(int /*device*/, StreamId /*stream*/) override { complete_all(); }
+  void complete_all() { completed_ = recorded_.load(); }
+  void hold(bool held) { held_ = held; }
+
+ private:
+  std::atomic<EventHandle> recorded_{0};
+  std::atomic<EventHandle> completed_{0};
+  std::atomic<bool> held_{false};
+};
+
+class AlignedBacking final : public BackingAllocator {
+ public:
+  void* raw_alloc(std::size_t nbytes) override { return aligned_host_alloc(nbytes); }
+  void raw_free(void* ptr) override { std::free(ptr); }
+};
+
+class PinnedAllocator final : public Allocator {
+ public:
+  DataPtr allocate(std::size_t nbytes) override {
+    return DataPtr(cache_.allocate(nbytes), &cache_,
+                   [](void* cache, void* data) { static_cast<HostBlockCache*>(cache)->free(data); },
+                   Device(DeviceType::CPU));
+  }
+  bool is_pinned() const override { return true; }
+  bool copies_pending(const void* ptr) override { return cache_.copies_pending(ptr); }
+  void record_event(const void* ptr, int device) { cache_.record_event(ptr, device, static_cast<StreamId>(device)); }
+  CopyEvents& events() { return events_; }
+
+ private:
+  AlignedBacking backing_;
+  CopyEvents events_;
+  HostBlockCache cache_{backing_, events_};
+};
+
 class ImmediateStream final : public Stream {
  public:
-  explicit ImmediateStream(int index) : device_(DeviceType::Test, index) {}
+  ImmediateStream(int index, PinnedAllocator& pinned) : device_(DeviceType::Test, index), pinned_(pinned) {}
   Device device() const override { return device_; }
-  void synchronize() override {}
+  void synchronize() override { pinned_.events().complete_all(); }
 
  private:
   Device device_;
+  PinnedAllocator& pinned_;
 };
 
 class TestBackend final : public Backend {
@@ -39,25 +89,39 @@ class TestBackend final : public Backend {
   TestBackend() {
     for (int i = 0; i < kTestDeviceCount; ++i) {
       allocators_[i] = std::make_unique<HostAllocator>(i);
-      streams_[i] = std::make_unique<ImmediateStream>(i);
+      streams_[i] = std::make_unique<ImmediateStream>(i, pinned_);
     }
   }
   DeviceType type() const override { return DeviceType::Test; }
   int device_count() const override { return kTestDeviceCount; }
   Allocator& allocator(int index) override { return *allocators_[index]; }
+  Allocator* pinned_host_allocator() override { return pinned_enabled_ ? &pinned_ : nullptr; }
   Stream& current_stream(int index) override { return *streams_[index]; }
   // Both sides are host memory, so the CPU's copy kernel moves (and converts) the data.
   void copy(const TensorView& src, const TensorView& dst, Stream& stream) override {
     Backend& cpu = detail::backend(DeviceType::CPU);
     cpu.copy(src, dst, stream);
+    const int index = dst.device.is_cpu() ? src.device.index() : dst.device.index();
+    if (src.device.is_cpu()) pinned_.record_event(src.data, index);
+    if (dst.device.is_cpu()) pinned_.record_event(dst.data, index);
   }
-  void synchronize(int /*index*/) override {}
+  void synchronize(int /*index*/) override { pinned_.events().complete_all(); }
   KernelFn kernel(OpId op, DType dtype) const override { return detail::backend(DeviceType::CPU).kernel(op, dtype); }
 
+  void enable_pinned() { pinned_enabled_ = true; }
+  PinnedAllocator& pinned() { return pinned_; }
+
  private:
+  PinnedAllocator pinned_;  // first: the streams refer to it
+  std::atomic<bool> pinned_enabled_{false};
   std::unique_ptr<HostAllocator> allocators_[kTestDeviceCount];
   std::unique_ptr<ImmediateStream> streams_[kTestDeviceCount];
 };
+
+TestBackend& test_backend() {
+  enable_test_backend();
+  return static_cast<TestBackend&>(detail::backend(DeviceType::Test));
+}
 
 }  // namespace
 
@@ -65,5 +129,9 @@ void enable_test_backend() {
   static std::once_flag once;
   std::call_once(once, [] { detail::register_backend(std::make_unique<TestBackend>()); });
 }
+
+void enable_test_pinned_memory() { test_backend().enable_pinned(); }
+void hold_copies(bool hold) { test_backend().pinned().events().hold(hold); }
+void complete_copies() { test_backend().pinned().events().complete_all(); }
 
 }  // namespace hwaro::testing

@@ -10,4 +10,14 @@ inline constexpr int kTestDeviceCount = 4;
 // Registers the backend (idempotent). Only tests call this; nothing else links it.
 void enable_test_backend();
 
+// Gives the test backend a pinned host allocator (core's HostBlockCache over ordinary
+// memory), so that pin_memory() works without a GPU, for the rest of the process. Each copy
+// between it and a test device records a completion event, as a GPU copy does. The data
+// moves at once, but while copies are held (hold_copies(true)) those events stay pending
+// until complete_copies() or a test device's stream is synchronised: that is how tests see
+// what a slow non_blocking copy would let happen. Enables the test backend too.
+void enable_test_pinned_memory();
+void hold_copies(bool hold);
+void complete_copies();
+
 }  // namespace hwaro::testing

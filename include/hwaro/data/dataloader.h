@@ -29,7 +29,8 @@ struct Batch {
 };
 
 // Where a collate function gets its output tensors: with pin_memory, page-locked host tensors
-// from a pool that reuses a buffer once nothing refers to it any more; else plain ones.
+// from a pool that reuses a buffer once nothing refers to it any more and no non_blocking copy
+// from it is still running (the pinned allocator's copy event says so); else plain ones.
 // Thread-safe (workers collate at once).
 class BatchAllocator {
  public:
