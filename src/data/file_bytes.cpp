@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -14,11 +15,13 @@ std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
   gzFile file = gzopen(path.c_str(), "rb");
   HWARO_CHECK(file != nullptr, "cannot open '", path, "': ", std::strerror(errno));
   std::vector<std::uint8_t> bytes;
-  constexpr unsigned kChunk = 1 << 20;
+  // Chunks grow with the data read so far: small files stay cheap, big ones take few calls.
+  unsigned chunk = 1 << 16;
   while (true) {
     const std::size_t old_size = bytes.size();
-    bytes.resize(old_size + kChunk);
-    const int got = gzread(file, bytes.data() + old_size, kChunk);
+    bytes.resize(old_size + chunk);
+    const int got = gzread(file, bytes.data() + old_size, chunk);
+    chunk = std::min(chunk * 2, 1u << 26);
     if (got < 0) {
       int code = 0;
       const std::string message = gzerror(file, &code);
