@@ -1,0 +1,79 @@
+// DevicePrefetcher: see hwaro/data/device_prefetcher.h. Through the public CUDA API only, so
+// the same code builds with and without the CUDA backend.
+#include "hwaro/data/device_prefetcher.h"
+
+#include <utility>
+
+#include "hwaro/cuda.h"
+#include "hwaro/errors.h"
+
+namespace hwaro::data {
+
+struct DevicePrefetcher::CudaState {
+  explicit CudaState(int device) : side(cuda::new_stream(device)) {}
+  cuda::Stream side;  // where the copies run
+  cuda::Event copied;  // recorded on `side` after the copy of next_
+};
+
+DevicePrefetcher::DevicePrefetcher(DataLoader& loader, Device device) : loader_(loader), device_(device) {
+  if (!device_.is_cuda()) return;
+  HWARO_CHECK(cuda::is_available(), "DevicePrefetcher: ", device_, " needs a GPU, but ", cuda::unavailable_reason(),
+              "; prefetch to the CPU instead, or iterate over the DataLoader directly");
+  if (!device_.has_index()) device_ = Device(DeviceType::CUDA, cuda::current_device());
+  cuda_ = std::make_unique<CudaState>(device_.index());
+}
+
+DevicePrefetcher::~DevicePrefetcher() = default;
+
+void DevicePrefetcher::start_copy() {
+  next_.reset();
+  if (source_ == loader_.end()) return;
+  Batch host = std::move(*source_);
+  try {
+    ++source_;  // the loader already fetches the batch after this one
+  } catch (...) {
+    error_ = std::current_exception();
+    source_ = DataLoader::iterator();
+  }
+  if (!cuda_) {
+    next_ = Batch{host.data.to(device_), host.target.to(device_)};
+    return;
+  }
+  const cuda::StreamGuard on_side(cuda_->side);
+  next_ = Batch{host.data.to(device_, /*non_blocking=*/true), host.target.to(device_, /*non_blocking=*/true)};
+  cuda_->copied.record(cuda_->side);
+  // The host batch may go now: its pinned block is not reused before the copy's own event.
+}
+
+bool DevicePrefetcher::advance() {
+  if (!next_) {
+    current_ = Batch{};
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+    return false;
+  }
+  current_ = std::move(*next_);
+  if (cuda_) {
+    const cuda::Stream loop = cuda::current_stream(device_.index());
+    cuda_->copied.wait(loop);  // the loop's work on the batch starts after its copy
+    // Made on the side stream, used on the loop's: a freed block must wait for the loop's work.
+    cuda::record_stream(current_.data, loop);
+    cuda::record_stream(current_.target, loop);
+  }
+  start_copy();  // batch k+1 is copied while the loop computes on batch k
+  return true;
+}
+
+DevicePrefetcher::iterator DevicePrefetcher::begin() {
+  error_ = nullptr;
+  next_.reset();
+  source_ = loader_.begin();
+  start_copy();
+  return advance() ? iterator(this) : iterator();
+}
+
+DevicePrefetcher::iterator& DevicePrefetcher::iterator::operator++() {
+  if (!owner_->advance()) owner_ = nullptr;
+  return *this;
+}
+
+}  // namespace hwaro::data

@@ -1,0 +1,120 @@
+// DevicePrefetcher on the test backend's device "test:2" and on the CPU (the pass-through),
+// and on a GPU where there is one: the same batches as the loader, in order, on the device;
+// early exit and a new epoch; a worker's error reaching the loop; no GPU is a clear error.
+#include "support/test_support.h"
+#include "testing/test_backend.h"
+
+namespace hw = hwaro;
+using hw::data::DataLoader;
+using hw::data::DevicePrefetcher;
+
+namespace {
+
+class PrefetcherTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    hw::testing::enable_test_backend();
+    seed_ = hw::test::fresh_seed();
+    rng_.seed(seed_);
+    data_ = hw::test::random_tensor({50, 3, 4}, hw::kFloat32, rng_);
+    targets_ = hw::test::random_tensor({50}, hw::kInt64, rng_, 0, 9);
+    dataset_ = std::make_shared<hw::data::TensorDataset>(data_, targets_);
+  }
+  // The host batches of a loader with these options, as float64 values.
+  std::vector<std::pair<std::vector<double>, std::vector<double>>> reference(const hw::data::DataLoaderOptions& o) {
+    DataLoader loader(dataset_, o);
+    std::vector<std::pair<std::vector<double>, std::vector<double>>> out;
+    for (auto& batch : loader) out.emplace_back(hw::test::values_of(batch.data), hw::test::values_of(batch.target));
+    return out;
+  }
+  void expect_same_batches(const hw::Device& device, const hw::data::DataLoaderOptions& options) {
+    const auto expected = reference(options);
+    DataLoader loader(dataset_, options);
+    DevicePrefetcher prefetcher(loader, device);
+    EXPECT_EQ(prefetcher.size(), expected.size());
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      std::size_t k = 0;
+      for (auto& batch : prefetcher) {
+        ASSERT_LT(k, expected.size());
+        EXPECT_EQ(batch.data.device(), device);
+        EXPECT_EQ(batch.target.device(), device);
+        EXPECT_EQ(batch.data.dtype(), hw::kFloat32);
+        EXPECT_EQ(hw::test::values_of(batch.data), expected[k].first) << "batch " << k;
+        EXPECT_EQ(hw::test::values_of(batch.target), expected[k].second) << "batch " << k;
+        ++k;
+      }
+      EXPECT_EQ(k, expected.size()) << "epoch " << epoch;
+    }
+  }
+
+  std::uint64_t seed_ = 0;
+  std::mt19937_64 rng_;
+  hw::Tensor data_, targets_;
+  std::shared_ptr<hw::data::TensorDataset> dataset_;
+};
+
+TEST_F(PrefetcherTest, ATestDeviceGetsTheLoadersBatchesInOrder) {
+  SCOPED_TRACE(seed_);
+  for (int workers : {0, 2}) {
+    expect_same_batches(hw::Device(hw::DeviceType::Test, 2),
+                        {.batch_size = 8, .shuffle = true, .num_workers = workers, .seed = seed_});
+  }
+}
+
+TEST_F(PrefetcherTest, OnTheCpuItIsAPassThrough) {
+  SCOPED_TRACE(seed_);
+  expect_same_batches(hw::Device(hw::DeviceType::CPU), {.batch_size = 7, .num_workers = 1, .drop_last = true});
+}
+
+TEST_F(PrefetcherTest, BreakingOutThenStartingAgainGivesAFullEpoch) {
+  DataLoader loader(dataset_, {.batch_size = 10, .num_workers = 2});
+  DevicePrefetcher prefetcher(loader, hw::Device(hw::DeviceType::Test, 0));
+  for (auto& batch : prefetcher) {
+    (void)batch;
+    break;
+  }
+  std::vector<double> targets;
+  for (auto& batch : prefetcher) {
+    const auto v = hw::test::values_of(batch.target);
+    targets.insert(targets.end(), v.begin(), v.end());
+  }
+  EXPECT_EQ(targets, hw::test::values_of(targets_));
+}
+
+class FailingAt : public hw::data::Dataset {
+ public:
+  std::size_t size() const override { return 20; }
+  hw::data::Example get(std::size_t index) const override {
+    if (index == 13) throw std::runtime_error("bad sample");
+    return {hw::full({2}, static_cast<double>(index)), hw::scalar_tensor(static_cast<std::int64_t>(index))};
+  }
+};
+
+TEST_F(PrefetcherTest, ALoadingErrorReachesTheLoopWhenItsBatchIsDue) {
+  DataLoader loader(std::make_shared<FailingAt>(), {.batch_size = 4, .num_workers = 2});
+  DevicePrefetcher prefetcher(loader, hw::Device(hw::DeviceType::Test, 1));
+  std::vector<std::int64_t> firsts;
+  try {
+    for (auto& batch : prefetcher) firsts.push_back(batch.target.cpu().to_vector<std::int64_t>()[0]);
+    FAIL() << "the error of sample 13 did not arrive";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("13"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(firsts, (std::vector<std::int64_t>{0, 4, 8})) << "batches before the failing one are all delivered";
+}
+
+TEST_F(PrefetcherTest, ACudaDeviceWithoutAGpuIsAClearError) {
+  if (hw::cuda::is_available()) GTEST_SKIP() << "a GPU is present";
+  DataLoader loader(dataset_, {.batch_size = 4});
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { DevicePrefetcher p(loader, hw::Device("cuda")); },
+                                               "DevicePrefetcher: cuda needs a GPU"));
+}
+
+TEST_F(PrefetcherTest, OnAGpuBatchesArriveOnItFromPinnedMemory) {
+  if (!hw::cuda::is_available()) GTEST_SKIP() << "no GPU: " << hw::cuda::unavailable_reason();
+  SCOPED_TRACE(seed_);
+  expect_same_batches(hw::Device("cuda:0"), {.batch_size = 8, .shuffle = true, .num_workers = 2,
+                                             .pin_memory = true, .seed = seed_});
+}
+
+}  // namespace
