@@ -20,19 +20,23 @@ class PrefetcherTest : public ::testing::Test {
     targets_ = hw::test::random_tensor({50}, hw::kInt64, rng_, 0, 9);
     dataset_ = std::make_shared<hw::data::TensorDataset>(data_, targets_);
   }
-  // The host batches of a loader with these options, as float64 values.
-  std::vector<std::pair<std::vector<double>, std::vector<double>>> reference(const hw::data::DataLoaderOptions& o) {
+  using Batches = std::vector<std::pair<std::vector<double>, std::vector<double>>>;
+  // The host batches of two epochs of a loader with these options (a shuffle differs by epoch).
+  std::vector<Batches> reference(const hw::data::DataLoaderOptions& o) {
     DataLoader loader(dataset_, o);
-    std::vector<std::pair<std::vector<double>, std::vector<double>>> out;
-    for (auto& batch : loader) out.emplace_back(hw::test::values_of(batch.data), hw::test::values_of(batch.target));
+    std::vector<Batches> out(2);
+    for (Batches& epoch : out) {
+      for (auto& batch : loader) epoch.emplace_back(hw::test::values_of(batch.data), hw::test::values_of(batch.target));
+    }
     return out;
   }
   void expect_same_batches(const hw::Device& device, const hw::data::DataLoaderOptions& options) {
-    const auto expected = reference(options);
+    const auto epochs = reference(options);
     DataLoader loader(dataset_, options);
     DevicePrefetcher prefetcher(loader, device);
-    EXPECT_EQ(prefetcher.size(), expected.size());
+    EXPECT_EQ(prefetcher.size(), epochs[0].size());
     for (int epoch = 0; epoch < 2; ++epoch) {
+      const Batches& expected = epochs[static_cast<std::size_t>(epoch)];
       std::size_t k = 0;
       for (auto& batch : prefetcher) {
         ASSERT_LT(k, expected.size());
