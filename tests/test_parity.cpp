@@ -199,6 +199,37 @@ std::vector<ParityCase> make_cases() {
        [](const Inputs& in) {
          return optimizer_steps<hw::optim::SGD>(in, hw::optim::SGDOptions{.lr = 0.1, .momentum = 0.9, .weight_decay = 0.01, .nesterov = true});
        }, 4},
+      // ---- convolution and pooling (im2col, col2im, max pooling kernels; GEMMs through matmul) ----
+      {"conv2d", [](R& rng) { return Inputs{rnd({2, 3, 9, 8}, rng), rnd({4, 3, 3, 3}, rng), rnd({4}, rng)}; },
+       [](const Inputs& in) { return hw::nn::functional::conv2d(in[0], in[1], in[2], {1}, {1}); }, 27},
+      {"conv2d_strided_dilated_groups", [](R& rng) {
+         return Inputs{hw::test::non_contiguous_copy(rnd({2, 4, 11, 10}, rng)), rnd({6, 2, 3, 2}, rng)};
+       },
+       [](const Inputs& in) { return hw::nn::functional::conv2d(in[0], in[1], {}, {2, 1}, {1, 0}, {2, 3}, 2); }, 12},
+      // The gradients of input and weight: col2im and the transposed GEMMs on the device.
+      {"conv2d_backward", [](R& rng) { return Inputs{rnd({2, 3, 7, 6}, rng), rnd({4, 3, 3, 2}, rng), rnd({2, 4, 7, 6}, rng)}; },
+       [](const Inputs& in) {
+         const hw::Tensor x = in[0].detach().set_requires_grad(true), w = in[1].detach().set_requires_grad(true);
+         (hw::nn::functional::conv2d(x, w, {}, {1}, {1, 1}, {1, 2}) * in[2]).sum().backward();
+         return hw::cat({x.grad().flatten(), w.grad().flatten()});
+       }, 60},
+      {"im2col", one({2, 3, 7, 6}), [](const Inputs& in) { return hw::im2col(in[0], {3, 2}, {1, 2}, {1, 1}, {2, 1}); }},
+      {"col2im", one({2, 3 * 6, 4 * 3}),
+       [](const Inputs& in) { return hw::col2im(in[0], {7, 6}, {3, 2}, {1, 2}, {1, 1}, {2, 1}); }, 6},
+      {"max_pool2d", one({2, 3, 9, 8}),
+       [](const Inputs& in) {
+         const auto [values, indices] = hw::max_pool2d_with_indices(in[0], {3, 2}, {2, 2}, {1, 1});
+         return hw::cat({values.flatten(), indices.to(hw::kFloat32).flatten()});
+       }},
+      {"max_pool2d_backward", one({2, 3, 8, 8}),
+       [](const Inputs& in) {
+         const hw::Tensor x = in[0].detach().set_requires_grad(true);
+         (hw::nn::functional::max_pool2d(x, {3}, {1}, {1}) * 1.5).sum().backward();
+         return x.grad();
+       }, 9},
+      {"avg_pool2d", one({2, 3, 8, 7}), [](const Inputs& in) { return hw::nn::functional::avg_pool2d(in[0], {2, 3}, {2, 1}); }, 6},
+      {"adaptive_avg_pool2d", one({2, 3, 9, 7}),
+       [](const Inputs& in) { return hw::nn::functional::adaptive_avg_pool2d(in[0], {4, 3}); }, 9},
   };
   return cases;
 }

@@ -1,6 +1,7 @@
 #pragma once
-// hw::nn: modules, layers, containers, initialisers and functional (losses included).
+// hw::nn: modules, layers (convolution and pooling too), containers, initialisers and functional (losses included).
 #include "hwaro/nn/containers.h"
+#include "hwaro/nn/conv.h"
 #include "hwaro/nn/data_parallel.h"
 #include "hwaro/nn/functional.h"
 #include "hwaro/nn/init.h"

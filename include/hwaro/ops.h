@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "hwaro/generator.h"
@@ -112,6 +113,21 @@ Tensor bmm(const Tensor& a, const Tensor& b);                     // [B, n, k] @
 Tensor matmul(const Tensor& a, const Tensor& b);                  // torch.matmul: 1-D, 2-D, batched, broadcast
 // beta * self + alpha * (a @ b)
 Tensor addmm(const Tensor& self, const Tensor& a, const Tensor& b, const Scalar& beta = 1, const Scalar& alpha = 1);
+
+// ---- 2-D sliding windows (the primitives of convolution and pooling; ATen's names and order) ----
+// kernel_size, dilation, padding and stride each take one value (both axes) or two (rows, cols).
+// x [N, C, H, W] -> columns [N, C*kh*kw, oh*ow] (torch.nn.functional.unfold): column l holds the
+// window of output position l, channel-major then tap by tap; padding reads as 0.
+Tensor im2col(const Tensor& x, IntArrayRef kernel_size, IntArrayRef dilation = {1}, IntArrayRef padding = {0},
+              IntArrayRef stride = {1});
+// The adjoint of im2col (torch.nn.functional.fold): columns [N, C*kh*kw, L] summed back into
+// [N, C, output_size[0], output_size[1]], every element receiving each window entry that read it.
+Tensor col2im(const Tensor& cols, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation = {1},
+              IntArrayRef padding = {0}, IntArrayRef stride = {1});
+// Max over each window of x [N, C, H, W] -> (values [N, C, oh, ow], indices int64 into H*W).
+// stride empty: the kernel size. Padding (at most half the kernel) never wins.
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {},
+                                                   IntArrayRef padding = {0}, IntArrayRef dilation = {1});
 
 // ---- data movement ----
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);

@@ -33,6 +33,9 @@ const char* kind_name(ops::GradOp kind) {
     case ops::GradOp::Gather: return "Gather";
     case ops::GradOp::Scatter: return "Scatter";
     case ops::GradOp::ScatterAdd: return "ScatterAdd";
+    case ops::GradOp::Im2col: return "Im2col";
+    case ops::GradOp::Col2im: return "Col2im";
+    case ops::GradOp::MaxPool2d: return "MaxPool2d";
   }
   return "Unknown";
 }

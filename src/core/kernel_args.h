@@ -15,7 +15,7 @@ struct KernelArgs {
   TensorView tensors[kMaxTensors];
   int num_tensors = 0;
   double scalars[8] = {};
-  std::int64_t ints[4] = {};
+  std::int64_t ints[8] = {};  // eight: a 2-D window's kernel, stride, padding and dilation
   Stream* stream = nullptr;
 
   const TensorView& operator[](int i) const { return tensors[i]; }

@@ -42,7 +42,11 @@ namespace hwaro {
   X(AdamStep)       /* param, grad, exp_avg, exp_avg_sq[, max_exp_avg_sq]; scalars = step_size,   \
                        beta1, beta2, eps, inv_sqrt_bias2, l2, param_scale */                      \
   X(SgdStep)        /* param, grad[, momentum_buffer]; scalars = lr, momentum, dampening,       \
-                       weight_decay; ints[0] = first step, ints[1] = nesterov */
+                       weight_decay; ints[0] = first step, ints[1] = nesterov */ \
+  /* 2-D windows: ints = kh, kw, sh, sw, ph, pw, dh, dw (kernels/window2d.h) */                  \
+  X(Im2col)         /* cols [N, C*kh*kw, oh*ow] (last stride 1), x [N, C, H, W] contiguous */     \
+  X(Col2im)         /* x [N, C, H, W] contiguous, cols [N, C*kh*kw, oh*ow] (last stride 1): x = sum of cols */ \
+  X(MaxPool2d)      /* out [N, C, oh, ow], indices (int64, into H*W), x [N, C, H, W]; all contiguous */
 
 enum class OpId : std::int16_t {
 #define HWARO_OP_ENUM(name) name,

@@ -28,6 +28,7 @@ class CpuBackend final : public Backend {
     register_index_kernels(table_);
     register_random_kernels(table_);
     register_optimizer_kernels(table_);
+    register_window_kernels(table_);
   }
 
   DeviceType type() const override { return DeviceType::CPU; }

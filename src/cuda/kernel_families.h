@@ -13,4 +13,5 @@ void register_matmul_kernels(KernelTable& table);     // Matmul (cuBLAS / cuBLAS
 void register_index_kernels(KernelTable& table);      // IndexSelect, Gather, Scatter, ScatterAdd
 void register_random_kernels(KernelTable& table);     // RandUniform, RandNormal, RandInt
 void register_optimizer_kernels(KernelTable& table);   // AdamStep, SgdStep
+void register_window_kernels(KernelTable& table);     // Im2col, Col2im, MaxPool2d
 }  // namespace hwaro::cuda

@@ -38,6 +38,9 @@ enum class GradOp : std::uint8_t {
   Gather,       // ints[0]: dim; saved: index
   Scatter,      // inputs self, src; ints[0]: dim; saved: index
   ScatterAdd,   // inputs self, src; ints[0]: dim; saved: index
+  Im2col,       // inputs x; ints: kh, kw, sh, sw, ph, pw, dh, dw, H, W
+  Col2im,       // inputs cols; ints as Im2col's
+  MaxPool2d,    // inputs x; saved: indices (int64 into H*W, the values' shape)
 };
 
 struct GradCall {

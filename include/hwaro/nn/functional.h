@@ -19,6 +19,20 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim);
 // Zeroes each element with probability p and scales the rest by 1/(1-p), when training.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
 
+// ---- convolution and pooling (input [N, C, H, W], or [C, H, W] for one image) ----
+// Window sizes, strides, paddings and dilations take one value (both axes) or two (rows, cols).
+// weight [out, in / groups, kh, kw], bias [out] or undefined. Output [N, out, oh, ow] with
+// oh = (H + 2 * padding - dilation * (kh - 1) - 1) / stride + 1 (and ow likewise).
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1},
+              IntArrayRef padding = {0}, IntArrayRef dilation = {1}, std::int64_t groups = 1);
+// stride empty: the kernel size. Padding at most half the kernel.
+Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
+                  IntArrayRef dilation = {1});
+// The mean of each window, padding counted as zeros (PyTorch's count_include_pad=True).
+Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0});
+// The mean over PyTorch's adaptive windows: output row i averages rows [floor(i*H/oh), ceil((i+1)*H/oh)).
+Tensor adaptive_avg_pool2d(const Tensor& x, IntArrayRef output_size);
+
 struct CrossEntropyOptions {
   Reduction reduction = Reduction::Mean;
   std::int64_t ignore_index = -100;

@@ -1,0 +1,94 @@
+#pragma once
+// Convolution and pooling layers: Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, with
+// LibTorch's options (hw::nn::Conv2d(hw::nn::Conv2dOptions(1, 32, 3).padding(1))).
+// Inputs are [N, C, H, W], or [C, H, W] for one image.
+#include <memory>
+
+#include "hwaro/nn/expanding_array.h"
+#include "hwaro/nn/module.h"
+#include "hwaro/nn/option_arg.h"
+
+namespace hwaro::nn {
+
+struct Conv2dOptions {
+  Conv2dOptions(std::int64_t in_channels, std::int64_t out_channels, ExpandingArray<2> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  HWARO_ARG(std::int64_t, in_channels);
+  HWARO_ARG(std::int64_t, out_channels);
+  HWARO_ARG(ExpandingArray<2>, kernel_size);
+  HWARO_ARG(ExpandingArray<2>, stride) = 1;
+  HWARO_ARG(ExpandingArray<2>, padding) = 0;
+  HWARO_ARG(ExpandingArray<2>, dilation) = 1;
+  HWARO_ARG(std::int64_t, groups) = 1;
+  HWARO_ARG(bool, bias) = true;
+};
+
+// weight [out, in / groups, kh, kw] initialised as PyTorch's (kaiming uniform, a = sqrt(5)),
+// bias [out] uniform in +-1/sqrt(fan_in), fan_in = in / groups * kh * kw.
+class Conv2dImpl : public Module {
+ public:
+  explicit Conv2dImpl(Conv2dOptions options);
+  Conv2dImpl(std::int64_t in_channels, std::int64_t out_channels, ExpandingArray<2> kernel_size)
+      : Conv2dImpl(Conv2dOptions(in_channels, out_channels, kernel_size)) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  void reset_parameters();
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<Conv2dImpl>(options); }
+
+  Conv2dOptions options;
+  Tensor weight, bias;
+};
+HWARO_MODULE(Conv2d);
+
+struct MaxPool2dOptions {
+  MaxPool2dOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}  // NOLINT
+  HWARO_ARG(ExpandingArray<2>, kernel_size);
+  HWARO_ARG(ExpandingArray<2>, stride);  // defaults to the kernel size
+  HWARO_ARG(ExpandingArray<2>, padding) = 0;
+  HWARO_ARG(ExpandingArray<2>, dilation) = 1;
+};
+
+class MaxPool2dImpl : public Module {
+ public:
+  explicit MaxPool2dImpl(MaxPool2dOptions opts) : options(opts) {}
+  explicit MaxPool2dImpl(ExpandingArray<2> kernel_size) : options(kernel_size) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<MaxPool2dImpl>(options); }
+
+  MaxPool2dOptions options;
+};
+HWARO_MODULE(MaxPool2d);
+
+struct AvgPool2dOptions {
+  AvgPool2dOptions(ExpandingArray<2> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}  // NOLINT
+  HWARO_ARG(ExpandingArray<2>, kernel_size);
+  HWARO_ARG(ExpandingArray<2>, stride);  // defaults to the kernel size
+  HWARO_ARG(ExpandingArray<2>, padding) = 0;
+};
+
+// Padding counts as zeros in the mean (PyTorch's count_include_pad=True).
+class AvgPool2dImpl : public Module {
+ public:
+  explicit AvgPool2dImpl(AvgPool2dOptions opts) : options(opts) {}
+  explicit AvgPool2dImpl(ExpandingArray<2> kernel_size) : options(kernel_size) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<AvgPool2dImpl>(options); }
+
+  AvgPool2dOptions options;
+};
+HWARO_MODULE(AvgPool2d);
+
+class AdaptiveAvgPool2dImpl : public Module {
+ public:
+  explicit AdaptiveAvgPool2dImpl(ExpandingArray<2> size) : output_size(size) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<AdaptiveAvgPool2dImpl>(output_size); }
+
+  ExpandingArray<2> output_size;
+};
+HWARO_MODULE(AdaptiveAvgPool2d);
+
+}  // namespace hwaro::nn

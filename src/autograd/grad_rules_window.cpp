@@ -1,0 +1,35 @@
+// Gradient rules of the 2-D window primitives: im2col and col2im are each other's adjoint, and
+// max pooling sends each output's gradient to the element that won its window (a scatter-add,
+// since overlapping windows may share a winner).
+#include "autograd/grad_rules.h"
+#include "hwaro/ops.h"
+#include "ops/windows.h"
+
+namespace hwaro::autograd {
+
+namespace {
+
+std::vector<Tensor> im2col_rule(const SavedCall& c, const Tensor& g) { return {ops::col2im_from_ints(g, c.ints)}; }
+
+std::vector<Tensor> col2im_rule(const SavedCall& c, const Tensor& g) { return {ops::im2col_from_ints(g, c.ints)}; }
+
+std::vector<Tensor> max_pool2d_rule(const SavedCall& c, const Tensor& g) {
+  const Tensor& x = c.input(0);
+  const Tensor& indices = c.saved[0];
+  const std::int64_t planes = x.size(0) * x.size(1);
+  const Tensor flat_index = indices.reshape({planes, -1});
+  const Tensor grad_planes = zeros({planes, x.size(2) * x.size(3)}, {.dtype = g.dtype(), .device = g.device()});
+  return {grad_planes.scatter_add(1, flat_index, g.reshape({planes, -1})).reshape(x.sizes())};
+}
+
+}  // namespace
+
+GradRule window_rule(ops::GradOp kind) {
+  switch (kind) {
+    case ops::GradOp::Im2col: return im2col_rule;
+    case ops::GradOp::Col2im: return col2im_rule;
+    default: return max_pool2d_rule;
+  }
+}
+
+}  // namespace hwaro::autograd

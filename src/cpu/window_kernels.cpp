@@ -1,0 +1,149 @@
+// 2-D window kernels on the CPU: Im2col and Col2im (convolution as one GEMM, and its adjoint) and
+// MaxPool2d. ints = kh, kw, sh, sw, ph, pw, dh, dw; the index math is kernels/window2d.h's.
+//
+// Im2col writes one row of a tap (c, ki, kj) for one image at a time: the valid stretch of each
+// output row is found once, so the inner loop is a plain strided copy (a vectorised one for
+// stride 1) and the padding a fill. Tasks (tap, image) go to the thread pool.
+// Col2im gives each (image, channel) plane to one task, which adds every tap's rows into it:
+// no two tasks write the same element, so no atomics and a deterministic sum.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "cpu/kernel_families.h"
+#include "cpu/thread_pool.h"
+#include "kernels/cast.h"
+#include "kernels/window2d.h"
+
+namespace hwaro::cpu {
+namespace {
+
+using kernels::Window2d;
+
+// Tasks per chunk so that a chunk holds about kElementwiseGrain elements of work.
+std::int64_t grain_for(std::int64_t work_per_task) {
+  return std::max<std::int64_t>(1, kElementwiseGrain / std::max<std::int64_t>(1, work_per_task));
+}
+
+// tensors: cols [N, C*kh*kw, L] (any strides but the last, which is 1), x [N, C, H, W] contiguous.
+template <typename T> struct Im2colKernel {
+  static void run(const KernelArgs& args) {
+    const TensorView& cols = args[0];
+    const TensorView& x = args[1];
+    const Window2d g = Window2d::from_ints(args.ints);
+    const std::int64_t n = x.sizes[0], c = x.sizes[1], h = x.sizes[2], w = x.sizes[3];
+    const std::int64_t oh = g.out_height(h), ow = g.out_width(w);
+    const std::int64_t taps = c * g.kh * g.kw;
+    const T* in = x.ptr<const T>();
+    T* out = cols.ptr<T>();
+    const std::int64_t col_n = cols.strides[0], col_tap = cols.strides[1];
+    parallel_for(0, taps * n, grain_for(oh * ow), [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t task = begin; task < end; ++task) {
+        const std::int64_t tap = task / n, image = task % n;
+        const std::int64_t channel = tap / (g.kh * g.kw), ki = (tap / g.kw) % g.kh, kj = tap % g.kw;
+        const T* plane = in + (image * c + channel) * h * w;
+        T* row_out = out + image * col_n + tap * col_tap;
+        std::int64_t j0 = 0, j1 = 0;
+        const std::int64_t col_offset = kj * g.dw - g.pw;
+        kernels::valid_outputs(col_offset, g.sw, w, ow, j0, j1);
+        for (std::int64_t i = 0; i < oh; ++i, row_out += ow) {
+          const std::int64_t r = i * g.sh - g.ph + ki * g.dh;
+          if (r < 0 || r >= h) {
+            std::fill(row_out, row_out + ow, T(0));
+            continue;
+          }
+          const T* src = plane + r * w + col_offset;
+          std::fill(row_out, row_out + j0, T(0));
+          if (g.sw == 1) {
+            std::copy(src + j0, src + j1, row_out + j0);
+          } else {
+            for (std::int64_t j = j0; j < j1; ++j) row_out[j] = src[j * g.sw];
+          }
+          std::fill(row_out + j1, row_out + ow, T(0));
+        }
+      }
+    });
+  }
+};
+
+// tensors: x [N, C, H, W] contiguous (overwritten), cols [N, C*kh*kw, L] (last stride 1).
+template <typename T> struct Col2imKernel {
+  static void run(const KernelArgs& args) {
+    using Acc = kernels::compute_t<T>;
+    const TensorView& x = args[0];
+    const TensorView& cols = args[1];
+    const Window2d g = Window2d::from_ints(args.ints);
+    const std::int64_t n = x.sizes[0], c = x.sizes[1], h = x.sizes[2], w = x.sizes[3];
+    const std::int64_t oh = g.out_height(h), ow = g.out_width(w);
+    const T* in = cols.ptr<const T>();
+    T* out = x.ptr<T>();
+    const std::int64_t col_n = cols.strides[0], col_tap = cols.strides[1];
+    const std::int64_t taps_per_channel = g.kh * g.kw;
+    parallel_for(0, n * c, grain_for(taps_per_channel * oh * ow), [&](std::int64_t begin, std::int64_t end) {
+      std::vector<Acc> plane(static_cast<std::size_t>(h * w));  // summed in the compute type
+      for (std::int64_t task = begin; task < end; ++task) {
+        const std::int64_t image = task / c, channel = task % c;
+        std::fill(plane.begin(), plane.end(), Acc(0));
+        for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+          for (std::int64_t kj = 0; kj < g.kw; ++kj) {
+            const std::int64_t tap = channel * taps_per_channel + ki * g.kw + kj;
+            const T* row_in = in + image * col_n + tap * col_tap;
+            std::int64_t j0 = 0, j1 = 0;
+            const std::int64_t col_offset = kj * g.dw - g.pw;
+            kernels::valid_outputs(col_offset, g.sw, w, ow, j0, j1);
+            for (std::int64_t i = 0; i < oh; ++i, row_in += ow) {
+              const std::int64_t r = i * g.sh - g.ph + ki * g.dh;
+              if (r < 0 || r >= h) continue;
+              Acc* dst = plane.data() + r * w + col_offset;
+              for (std::int64_t j = j0; j < j1; ++j) dst[j * g.sw] += static_cast<Acc>(row_in[j]);
+            }
+          }
+        }
+        T* plane_out = out + task * h * w;
+        for (std::int64_t e = 0; e < h * w; ++e) plane_out[e] = kernels::cast_value<T>(plane[e]);
+      }
+    });
+  }
+};
+
+// tensors: out [N, C, oh, ow], indices int64 [N, C, oh, ow], x [N, C, H, W]; all contiguous.
+template <typename T> struct MaxPool2dKernel {
+  static void run(const KernelArgs& args) {
+    using Acc = kernels::compute_t<T>;
+    const TensorView& out = args[0];
+    const TensorView& indices = args[1];
+    const TensorView& x = args[2];
+    const Window2d g = Window2d::from_ints(args.ints);
+    const std::int64_t planes = x.sizes[0] * x.sizes[1], h = x.sizes[2], w = x.sizes[3];
+    const std::int64_t oh = out.sizes[2], ow = out.sizes[3];
+    const T* in = x.ptr<const T>();
+    T* values = out.ptr<T>();
+    std::int64_t* where = indices.ptr<std::int64_t>();
+    parallel_for(0, planes, grain_for(oh * ow * g.kh * g.kw), [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t p = begin; p < end; ++p) {
+        const T* plane = in + p * h * w;
+        for (std::int64_t i = 0; i < oh; ++i) {
+          for (std::int64_t j = 0; j < ow; ++j) {
+            Acc best;
+            std::int64_t best_index;
+            kernels::window_max(plane, h, w, g, i, j, best, best_index);
+            const std::int64_t o = (p * oh + i) * ow + j;
+            values[o] = kernels::cast_value<T>(best);
+            where[o] = best_index;
+          }
+        }
+      }
+    });
+  }
+};
+
+}  // namespace
+
+void register_window_kernels(KernelTable& table) {
+  table.set_types<Im2colKernel, HWARO_FLOAT_TYPES>(OpId::Im2col);
+  table.set_types<Col2imKernel, HWARO_FLOAT_TYPES>(OpId::Col2im);
+  table.set_types<MaxPool2dKernel, HWARO_FLOAT_TYPES>(OpId::MaxPool2d);
+}
+
+}  // namespace hwaro::cpu

@@ -1,0 +1,79 @@
+// Conv2d and the pooling layers: options held, forward through functional.
+#include <cmath>
+#include <sstream>
+
+#include "hwaro/nn/conv.h"
+#include "hwaro/nn/functional.h"
+#include "hwaro/nn/init.h"
+#include "hwaro/ops.h"
+
+namespace hwaro::nn {
+namespace {
+
+std::string pair_text(const ExpandingArray<2>& v) {
+  return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ")";
+}
+
+}  // namespace
+
+Conv2dImpl::Conv2dImpl(Conv2dOptions opts) : options(opts) {
+  const std::int64_t in = options.in_channels(), out = options.out_channels(), groups = options.groups();
+  HWARO_CHECK(in > 0 && out > 0, "Conv2d: in_channels and out_channels must be positive, got ", in, " and ", out);
+  HWARO_CHECK(groups > 0 && in % groups == 0 && out % groups == 0, "Conv2d: in_channels (", in,
+              ") and out_channels (", out, ") must both be divisible by groups (", groups, ")");
+  const ExpandingArray<2>& k = options.kernel_size();
+  HWARO_CHECK(k[0] > 0 && k[1] > 0, "Conv2d: kernel_size must be positive, got ", pair_text(k));
+  weight = register_parameter("weight", empty({out, in / groups, k[0], k[1]}));
+  if (options.bias()) bias = register_parameter("bias", empty({out}));
+  reset_parameters();
+}
+
+void Conv2dImpl::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const auto fan_in = init::calculate_fan_in_and_fan_out(weight).first;
+    const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+Tensor Conv2dImpl::forward(const Tensor& input) {
+  check_input_device(input, "weight");
+  return functional::conv2d(input, weight, bias, options.stride(), options.padding(), options.dilation(),
+                            options.groups());
+}
+
+std::string Conv2dImpl::extra_repr() const {
+  std::ostringstream s;
+  s << options.in_channels() << ", " << options.out_channels() << ", kernel_size=" << pair_text(options.kernel_size())
+    << ", stride=" << pair_text(options.stride());
+  if (options.padding()[0] != 0 || options.padding()[1] != 0) s << ", padding=" << pair_text(options.padding());
+  if (options.dilation()[0] != 1 || options.dilation()[1] != 1) s << ", dilation=" << pair_text(options.dilation());
+  if (options.groups() != 1) s << ", groups=" << options.groups();
+  if (!options.bias()) s << ", bias=false";
+  return s.str();
+}
+
+Tensor MaxPool2dImpl::forward(const Tensor& input) {
+  return functional::max_pool2d(input, options.kernel_size(), options.stride(), options.padding(), options.dilation());
+}
+
+std::string MaxPool2dImpl::extra_repr() const {
+  return "kernel_size=" + pair_text(options.kernel_size()) + ", stride=" + pair_text(options.stride()) +
+         ", padding=" + pair_text(options.padding()) + ", dilation=" + pair_text(options.dilation());
+}
+
+Tensor AvgPool2dImpl::forward(const Tensor& input) {
+  return functional::avg_pool2d(input, options.kernel_size(), options.stride(), options.padding());
+}
+
+std::string AvgPool2dImpl::extra_repr() const {
+  return "kernel_size=" + pair_text(options.kernel_size()) + ", stride=" + pair_text(options.stride()) +
+         ", padding=" + pair_text(options.padding());
+}
+
+Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) { return functional::adaptive_avg_pool2d(input, output_size); }
+
+std::string AdaptiveAvgPool2dImpl::extra_repr() const { return "output_size=" + pair_text(output_size); }
+
+}  // namespace hwaro::nn

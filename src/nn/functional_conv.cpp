@@ -1,0 +1,124 @@
+// functional: conv2d, max_pool2d, avg_pool2d and adaptive_avg_pool2d, composed from the window
+// primitives (im2col, col2im, max_pool2d_with_indices) and matmul, so that their gradients come
+// from those primitives' rules.
+//
+// conv2d is im2col and one GEMM over the whole batch: im2col's columns are laid out as a
+// [C*kh*kw, N*L] matrix, so weight [out, C*kh*kw] @ columns is one OpenBLAS (CPU) or cuBLAS
+// (CUDA) call per group, not one per image. cuDNN is the planned GPU path (not done yet).
+#include <algorithm>
+#include <vector>
+
+#include "hwaro/nn/functional.h"
+#include "hwaro/ops.h"
+
+namespace hwaro::nn::functional {
+namespace {
+
+// A single image [C, H, W] is run as a batch of one and returned without the batch dim.
+template <typename F> Tensor batched(const char* op, const Tensor& x, F&& f) {
+  HWARO_CHECK(x.defined(), op, ": input is an undefined tensor");
+  HWARO_CHECK(x.dim() == 3 || x.dim() == 4, op, ": expected input of 3 dimensions [C, H, W] or 4 [N, C, H, W], got ",
+              x.dim(), "-D of shape ", x.sizes());
+  return x.dim() == 3 ? f(x.unsqueeze(0)).squeeze(0) : f(x);
+}
+
+Tensor conv2d_batch(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArrayRef stride,
+                    IntArrayRef padding, IntArrayRef dilation, std::int64_t groups) {
+  HWARO_CHECK(weight.defined() && weight.dim() == 4, "conv2d: expected weight of 4 dimensions [out, in / groups, kh, kw], got ",
+              weight.defined() ? weight.sizes() : IntArrayRef{});
+  HWARO_CHECK(groups >= 1, "conv2d: groups must be positive, got ", groups);
+  const std::int64_t n = x.size(0), c = x.size(1), out = weight.size(0);
+  HWARO_CHECK(c % groups == 0 && out % groups == 0, "conv2d: input channels (", c, ") and output channels (", out,
+              ") must both be divisible by groups (", groups, ")");
+  if (groups == 1) {
+    HWARO_CHECK(weight.size(1) == c, "conv2d: weight has ", weight.size(1), " input channels but input has ", c,
+                " (input ", x.sizes(), ", weight ", weight.sizes(), "); the weight must be [out, ", c, ", kh, kw]");
+  } else {
+    HWARO_CHECK(weight.size(1) * groups == c, "conv2d: weight has ", weight.size(1),
+                " input channels per group but input has ", c, " channels in ", groups, " groups (input ", x.sizes(),
+                ", weight ", weight.sizes(), "); the weight must be [out, ", c / groups, ", kh, kw]");
+  }
+  HWARO_CHECK(weight.dtype() == x.dtype(), "conv2d: input has dtype ", x.dtype(), " but weight has ", weight.dtype(),
+              "; convert one with .to(dtype)");
+  if (bias.defined()) {
+    HWARO_CHECK(bias.dim() == 1 && bias.size(0) == out, "conv2d: expected bias of shape [", out, "], got ",
+                bias.sizes());
+    HWARO_CHECK(bias.dtype() == x.dtype(), "conv2d: input has dtype ", x.dtype(), " but bias has ", bias.dtype());
+  }
+  const std::int64_t kh = weight.size(2), kw = weight.size(3);
+  const Tensor cols = im2col(x, {kh, kw}, dilation, padding, stride);  // [N, C*kh*kw, L], stored [C*kh*kw, N, L]
+  const std::int64_t taps = cols.size(1), l = cols.size(2);
+  const std::int64_t oh = (x.size(2) + 2 * padding[0] - dilation[0] * (kh - 1) - 1) / stride[0] + 1;
+  const std::int64_t ow = l / oh;
+  const Tensor matrix = cols.permute({1, 0, 2}).reshape({groups, taps / groups, n * l});  // a view
+  const Tensor w = weight.reshape({groups, out / groups, taps / groups});
+  const Tensor y = bmm(w, matrix).reshape({out, n, oh, ow}).permute({1, 0, 2, 3});  // [N, out, oh, ow] view
+  // The bias add (or contiguous()) writes the result in NCHW order.
+  return bias.defined() ? y + bias.reshape({1, out, 1, 1}) : y.contiguous();
+}
+
+// The [out, in] matrix whose row i averages PyTorch's adaptive window i of an axis of `in`.
+Tensor adaptive_weights(std::int64_t in, std::int64_t out, const Tensor& like) {
+  std::vector<double> m(static_cast<std::size_t>(in * out), 0.0);
+  for (std::int64_t i = 0; i < out; ++i) {
+    const std::int64_t start = (i * in) / out, end = ((i + 1) * in + out - 1) / out;
+    for (std::int64_t k = start; k < end; ++k) m[static_cast<std::size_t>(i * in + k)] = 1.0 / static_cast<double>(end - start);
+  }
+  return tensor(m, {out, in}).to(like.device(), like.dtype());
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
+              IntArrayRef dilation, std::int64_t groups) {
+  const auto pair = [](IntArrayRef v) { return std::vector<std::int64_t>{v[0], v.size() > 1 ? v[1] : v[0]}; };
+  HWARO_CHECK(!stride.empty() && !padding.empty() && !dilation.empty(),
+              "conv2d: stride, padding and dilation need one value or two");
+  const std::vector<std::int64_t> s = pair(stride), p = pair(padding), d = pair(dilation);
+  return batched("conv2d", x, [&](const Tensor& x4) { return conv2d_batch(x4, weight, bias, s, p, d, groups); });
+}
+
+Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                  IntArrayRef dilation) {
+  return batched("max_pool2d", x, [&](const Tensor& x4) {
+    return std::get<0>(max_pool2d_with_indices(x4, kernel_size, stride, padding, dilation));
+  });
+}
+
+Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding) {
+  return batched("avg_pool2d", x, [&](const Tensor& x4) {
+    HWARO_CHECK(!kernel_size.empty() && !padding.empty(), "avg_pool2d: kernel_size and padding need one value or two");
+    for (std::size_t axis = 0; axis < 2; ++axis) {
+      const std::int64_t k = kernel_size[std::min(axis, kernel_size.size() - 1)];
+      const std::int64_t pad = padding[std::min(axis, padding.size() - 1)];
+      HWARO_CHECK(pad <= k / 2, "avg_pool2d: padding should be at most half of the kernel size, got padding ", pad,
+                  " for kernel size ", k);
+    }
+    const std::int64_t n = x4.size(0), c = x4.size(1);
+    // Each channel as its own one-channel image: its columns are the windows, averaged over taps.
+    const Tensor cols = im2col(x4.reshape({n * c, 1, x4.size(2), x4.size(3)}), kernel_size, {1}, padding,
+                               stride.empty() ? kernel_size : stride);
+    const std::int64_t oh_probe = x4.size(2) + 2 * padding[0] - kernel_size[0];
+    const std::int64_t sh = stride.empty() ? kernel_size[0] : stride[0];
+    const std::int64_t oh = oh_probe / sh + 1;
+    return cols.mean({1}).reshape({n, c, oh, cols.size(2) / oh});
+  });
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& x, IntArrayRef output_size) {
+  return batched("adaptive_avg_pool2d", x, [&](const Tensor& x4) {
+    HWARO_CHECK(output_size.size() == 1 || output_size.size() == 2,
+                "adaptive_avg_pool2d: output_size must be one value or two, got ", output_size);
+    const std::int64_t oh = output_size[0], ow = output_size.size() > 1 ? output_size[1] : output_size[0];
+    HWARO_CHECK(oh >= 1 && ow >= 1, "adaptive_avg_pool2d: output_size must be positive, got ", output_size);
+    HWARO_CHECK(x4.is_floating_point(), "adaptive_avg_pool2d: expected a floating point input, got ", x4.dtype());
+    HWARO_CHECK(x4.size(2) >= 1 && x4.size(3) >= 1, "adaptive_avg_pool2d: input of shape ", x4.sizes(),
+                " has an empty spatial dimension");
+    // Separable and linear: rows then columns, each a product with an averaging matrix.
+    const Tensor rows = adaptive_weights(x4.size(2), oh, x4);
+    const Tensor cols = adaptive_weights(x4.size(3), ow, x4);
+    return matmul(matmul(rows, x4), cols.t());
+  });
+}
+
+}  // namespace hwaro::nn::functional

@@ -1,0 +1,169 @@
+// max_pool2d (values and argmax indices), avg_pool2d and adaptive_avg_pool2d against float64
+// loops on fresh random inputs over kernels, strides, paddings, dilations, non-square and
+// single-image inputs; gradients by finite differences (max pooling's through the indices it
+// kept, overlapping windows included); NaN; the modules; errors.
+#include <cmath>
+#include <limits>
+
+#include "support/test_support.h"
+#include "support/window_reference.h"
+
+namespace hw = hwaro;
+namespace F = hw::nn::functional;
+using hw::Tensor;
+using hw::test::Window;
+
+namespace {
+
+struct PoolCase {
+  std::int64_t n, c, h, w;
+  Window g;
+};
+
+std::vector<PoolCase> max_cases() {
+  return {
+      {2, 3, 8, 8, {2, 2, 2, 2}},              // the CNN's pool
+      {1, 1, 7, 9, {3, 2, 2, 1}},              // non-square, batch 1, overlapping rows
+      {2, 2, 9, 8, {3, 3, 2, 2, 1, 1}},        // padding 1
+      {2, 2, 10, 10, {3, 2, 1, 2, 1, 1, 2, 3}},  // dilation
+      {3, 4, 5, 5, {5, 5, 5, 5}},              // one window covering everything
+  };
+}
+
+TEST(MaxPool2d, ValuesAndIndicesMatchTheReference) {
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (const PoolCase& c : max_cases()) {
+    for (hw::DType dt : {hw::kFloat64, hw::kFloat32, hw::kBFloat16}) {
+      for (bool strided : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "kernel " << c.g.kh << "x" << c.g.kw << " stride " << c.g.sh << ","
+                                          << c.g.sw << " pad " << c.g.ph << "," << c.g.pw << " dil " << c.g.dh << ","
+                                          << c.g.dw << " dtype " << dt << (strided ? " strided" : ""));
+        Tensor x = hw::test::random_tensor({c.n, c.c, c.h, c.w}, dt, rng);
+        if (strided) x = hw::test::non_contiguous_copy(x);
+        const auto [values, indices] =
+            hw::max_pool2d_with_indices(x, {c.g.kh, c.g.kw}, {c.g.sh, c.g.sw}, {c.g.ph, c.g.pw}, {c.g.dh, c.g.dw});
+        ASSERT_EQ(values.sizes(), hw::IntArrayRef({c.n, c.c, c.g.out_h(c.h), c.g.out_w(c.w)}));
+        ASSERT_EQ(indices.dtype(), hw::kInt64);
+        const auto ref = hw::test::ref_max_pool2d(hw::test::values_of(x), c.n * c.c, c.h, c.w, c.g);
+        EXPECT_TRUE(hw::test::all_close(hw::test::values_of(values), ref.values, 0, 0));
+        // Ties are possible in bfloat16; there, the value at the index must be the maximum.
+        const auto xv = hw::test::values_of(x);
+        const auto iv = hw::test::values_of(indices);
+        const std::int64_t per_plane = c.g.out_h(c.h) * c.g.out_w(c.w);
+        for (std::size_t k = 0; k < iv.size(); ++k) {
+          const auto plane = static_cast<std::int64_t>(k) / per_plane;
+          if (dt != hw::kBFloat16) ASSERT_EQ(static_cast<std::int64_t>(iv[k]), ref.indices[k]) << "output " << k;
+          ASSERT_EQ(xv[static_cast<std::size_t>(plane * c.h * c.w + static_cast<std::int64_t>(iv[k]))], ref.values[k]);
+        }
+        EXPECT_TRUE(hw::equal(F::max_pool2d(x, {c.g.kh, c.g.kw}, {c.g.sh, c.g.sw}, {c.g.ph, c.g.pw}, {c.g.dh, c.g.dw}),
+                              values));
+      }
+    }
+  }
+}
+
+TEST(MaxPool2d, NaNIsTheMaximum) {
+  Tensor x = hw::zeros({1, 1, 2, 4}, {.dtype = hw::kFloat64});
+  x.data_ptr<double>()[1] = std::numeric_limits<double>::quiet_NaN();
+  x.data_ptr<double>()[7] = 5.0;
+  const auto [values, indices] = hw::max_pool2d_with_indices(x, {2});
+  const auto v = hw::test::values_of(values);
+  EXPECT_TRUE(std::isnan(v[0]));
+  EXPECT_EQ(v[1], 5.0);
+  EXPECT_EQ(hw::test::values_of(indices), (std::vector<double>{1, 7}));
+}
+
+TEST(MaxPool2d, GradientsMatchFiniteDifferences) {
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (const PoolCase& c : max_cases()) {
+    Tensor x = hw::test::random_tensor({std::min<std::int64_t>(c.n, 2), 2, c.h, c.w}, hw::kFloat64, rng);
+    x.set_requires_grad(true);
+    const auto r = hw::autograd::gradcheck(
+        [&](auto& v) { return F::max_pool2d(v[0], {c.g.kh, c.g.kw}, {c.g.sh, c.g.sw}, {c.g.ph, c.g.pw}, {c.g.dh, c.g.dw}); },
+        {x});
+    EXPECT_TRUE(r.ok) << "kernel " << c.g.kh << "x" << c.g.kw << ": " << r.message;
+  }
+}
+
+TEST(AvgPool2d, MatchesTheReferenceAndItsGradient) {
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::vector<PoolCase> cases = {
+      {2, 3, 8, 8, {2, 2, 2, 2}}, {1, 2, 7, 9, {3, 2, 2, 1}}, {2, 2, 9, 8, {3, 3, 2, 2, 1, 1}}, {2, 1, 6, 5, {3, 3, 1, 1}}};
+  for (const PoolCase& c : cases) {
+    for (hw::DType dt : {hw::kFloat64, hw::kFloat32}) {
+      const Tensor x = hw::test::random_tensor({c.n, c.c, c.h, c.w}, dt, rng);
+      const Tensor y = F::avg_pool2d(x, {c.g.kh, c.g.kw}, {c.g.sh, c.g.sw}, {c.g.ph, c.g.pw});
+      ASSERT_EQ(y.sizes(), hw::IntArrayRef({c.n, c.c, c.g.out_h(c.h), c.g.out_w(c.w)}));
+      EXPECT_TRUE(hw::test::all_close(hw::test::values_of(y),
+                                      hw::test::ref_avg_pool2d(hw::test::values_of(x), c.n * c.c, c.h, c.w, c.g),
+                                      hw::test::rtol_for(dt), hw::test::atol_for(dt)));
+    }
+    Tensor x = hw::test::random_tensor({c.n, c.c, c.h, c.w}, hw::kFloat64, rng).set_requires_grad(true);
+    const auto r = hw::autograd::gradcheck(
+        [&](auto& v) { return F::avg_pool2d(v[0], {c.g.kh, c.g.kw}, {c.g.sh, c.g.sw}, {c.g.ph, c.g.pw}); }, {x});
+    EXPECT_TRUE(r.ok) << r.message;
+  }
+}
+
+TEST(AdaptiveAvgPool2d, MatchesPyTorchsWindowsAndItsGradient) {
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  struct Case {
+    std::int64_t h, w, oh, ow;
+  };
+  // Dividing evenly, not dividing (overlapping windows), upsampling, global.
+  for (const Case& c : std::vector<Case>{{8, 8, 4, 4}, {7, 10, 3, 4}, {3, 2, 5, 4}, {6, 5, 1, 1}}) {
+    SCOPED_TRACE(::testing::Message() << c.h << "x" << c.w << " -> " << c.oh << "x" << c.ow);
+    const Tensor x = hw::test::random_tensor({2, 3, c.h, c.w}, hw::kFloat32, rng);
+    const Tensor y = F::adaptive_avg_pool2d(x, {c.oh, c.ow});
+    ASSERT_EQ(y.sizes(), hw::IntArrayRef({2, 3, c.oh, c.ow}));
+    EXPECT_TRUE(hw::test::all_close(hw::test::values_of(y),
+                                    hw::test::ref_adaptive_avg_pool2d(hw::test::values_of(x), 6, c.h, c.w, c.oh, c.ow),
+                                    1e-5, 1e-6));
+    Tensor x64 = hw::test::random_tensor({1, 2, c.h, c.w}, hw::kFloat64, rng).set_requires_grad(true);
+    const auto r = hw::autograd::gradcheck([&](auto& v) { return F::adaptive_avg_pool2d(v[0], {c.oh, c.ow}); }, {x64});
+    EXPECT_TRUE(r.ok) << r.message;
+  }
+}
+
+TEST(PoolModules, ForwardAsFunctionalAndPrint) {
+  const Tensor x = hw::randn({2, 3, 8, 6});
+  hw::nn::MaxPool2d max_pool(2);
+  EXPECT_TRUE(hw::equal(max_pool->forward(x), F::max_pool2d(x, {2})));
+  hw::nn::MaxPool2d max_pool_opts(hw::nn::MaxPool2dOptions({3, 2}).stride(1).padding({1, 0}));
+  EXPECT_TRUE(hw::equal(max_pool_opts->forward(x), F::max_pool2d(x, {3, 2}, {1}, {1, 0})));
+  EXPECT_NE(max_pool->str().find("MaxPool2d(kernel_size=(2, 2), stride=(2, 2)"), std::string::npos) << max_pool->str();
+  hw::nn::AvgPool2d avg_pool(hw::nn::AvgPool2dOptions(2).stride(1));
+  EXPECT_TRUE(hw::equal(avg_pool->forward(x), F::avg_pool2d(x, {2}, {1})));
+  hw::nn::AdaptiveAvgPool2d adaptive(1);
+  EXPECT_EQ(hw::nn::AdaptiveAvgPool2d(hw::ExpandingArray<2>({2, 3}))->forward(x).sizes(), hw::IntArrayRef({2, 3, 2, 3}));
+  const Tensor pooled = adaptive->forward(x);
+  EXPECT_EQ(pooled.sizes(), hw::IntArrayRef({2, 3, 1, 1}));
+  EXPECT_TRUE(hw::allclose(pooled, x.mean({2, 3}, true), 1e-5, 1e-6));
+  // One image without a batch dimension.
+  EXPECT_EQ(max_pool->forward(x.select(0, 0)).sizes(), hw::IntArrayRef({3, 4, 3}));
+}
+
+TEST(Pooling, BadArgumentsAreClearErrors) {
+  const Tensor x = hw::randn({1, 2, 4, 4});
+  using hw::Error;
+  using hw::test::throws_with;
+  EXPECT_TRUE(throws_with<Error>([&] { F::max_pool2d(x, {3}, {1}, {2}); }, "at most half of the kernel size"));
+  EXPECT_TRUE(throws_with<Error>([&] { F::max_pool2d(x, {5}); }, "smaller than the dilated kernel"));
+  EXPECT_TRUE(throws_with<Error>([&] { F::max_pool2d(x, {2, 2, 2}); }, "kernel_size must be one value or two"));
+  EXPECT_TRUE(throws_with<Error>([&] { F::max_pool2d(x, {0}); }, "kernel_size must be at least 1"));
+  EXPECT_TRUE(throws_with<Error>([&] { F::max_pool2d(hw::randn({4, 4}), {2}); }, "[N, C, H, W]"));
+  EXPECT_TRUE(throws_with<Error>([&] { F::max_pool2d(hw::ones({1, 1, 4, 4}, {.dtype = hw::kInt64}), {2}); },
+                                 "floating point"));
+  EXPECT_TRUE(throws_with<Error>([&] { F::avg_pool2d(x, {2}, {2}, {2}); }, "at most half of the kernel size"));
+  EXPECT_TRUE(throws_with<Error>([&] { F::adaptive_avg_pool2d(x, {0}); }, "must be positive"));
+}
+
+}  // namespace
