@@ -1,5 +1,5 @@
 #pragma once
-// hw::nn: modules, layers (convolution and pooling too), containers, initialisers and functional (losses included).
+// hw::nn: modules, layers (convolution, pooling, normalisation and embedding too), containers, initialisers and functional (losses included).
 #include "hwaro/nn/containers.h"
 #include "hwaro/nn/conv.h"
 #include "hwaro/nn/data_parallel.h"
@@ -8,4 +8,5 @@
 #include "hwaro/nn/layers.h"
 #include "hwaro/nn/losses.h"
 #include "hwaro/nn/module.h"
+#include "hwaro/nn/normalization.h"
 #include "hwaro/nn/utils.h"

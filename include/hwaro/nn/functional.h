@@ -33,6 +33,21 @@ Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride =
 // The mean over PyTorch's adaptive windows: output row i averages rows [floor(i*H/oh), ceil((i+1)*H/oh)).
 Tensor adaptive_avg_pool2d(const Tensor& x, IntArrayRef output_size);
 
+// ---- normalisation and embedding ----
+// x [N, C] or [N, C, *]; statistics over every dim but 1. training: the batch's mean and biased
+// variance normalise x, and running_mean/var (if defined, [C]) move by momentum towards the
+// batch's mean and unbiased variance, in place; otherwise running_mean/var normalise x.
+// weight, bias [C] or undefined.
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight = {},
+                  const Tensor& bias = {}, bool training = false, double momentum = 0.1, double eps = 1e-5);
+// Normalises over the last normalized_shape.size() dims (which must equal normalized_shape);
+// weight, bias of normalized_shape or undefined. Biased variance, as PyTorch.
+Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
+// Rows of weight [num_embeddings, dim] picked by int64 indices of any shape -> [*indices, dim].
+// padding_idx: that row gets no gradient (its output is still the row).
+Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<std::int64_t> padding_idx = std::nullopt);
+
 struct CrossEntropyOptions {
   Reduction reduction = Reduction::Mean;
   std::int64_t ignore_index = -100;

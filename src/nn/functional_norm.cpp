@@ -1,0 +1,112 @@
+// functional: batch_norm, layer_norm and embedding, composed from existing ops (reductions,
+// elementwise, index_select), so their gradients come from those ops' rules. The composite
+// costs a few passes over the activations more than a fused kernel would; at the sizes of the
+// bundled models that is small next to the convolutions and GEMMs.
+#include <string>
+
+#include "hwaro/autograd.h"
+#include "hwaro/nn/functional.h"
+#include "hwaro/ops.h"
+
+namespace hwaro::nn::functional {
+namespace {
+
+// A [C] tensor shaped to broadcast along dim 1 of an ndim-D input: [1, C, 1, ...].
+Tensor along_channels(const Tensor& t, std::int64_t ndim) {
+  std::vector<std::int64_t> shape(static_cast<std::size_t>(ndim), 1);
+  shape[1] = t.size(0);
+  return t.reshape(shape);
+}
+
+void check_channel_vector(const char* what, const Tensor& t, std::int64_t channels) {
+  if (!t.defined()) return;
+  HWARO_CHECK(t.dim() == 1 && t.size(0) == channels, "batch_norm: expected ", what, " of shape [", channels,
+              "] (one per channel of the input), got ", t.sizes());
+}
+
+}  // namespace
+
+Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
+                  const Tensor& bias, bool training, double momentum, double eps) {
+  HWARO_CHECK(x.defined() && x.dim() >= 2, "batch_norm: expected an input of at least 2 dimensions [N, C, ...], got ",
+              x.defined() ? x.sizes() : IntArrayRef{});
+  HWARO_CHECK(x.is_floating_point(), "batch_norm: expected a floating point input, got ", x.dtype());
+  const std::int64_t channels = x.size(1), ndim = x.dim();
+  check_channel_vector("running_mean", running_mean, channels);
+  check_channel_vector("running_var", running_var, channels);
+  check_channel_vector("weight", weight, channels);
+  check_channel_vector("bias", bias, channels);
+  HWARO_CHECK(running_mean.defined() == running_var.defined(),
+              "batch_norm: running_mean and running_var must be given together");
+  std::vector<std::int64_t> dims = {0};
+  for (std::int64_t d = 2; d < ndim; ++d) dims.push_back(d);
+  const std::int64_t count = x.numel() / channels;
+
+  Tensor mean, var;
+  if (training || !running_mean.defined()) {
+    HWARO_CHECK(count > 1, "batch_norm: expected more than 1 value per channel when training, got input of shape ",
+                x.sizes());
+    mean = x.mean(dims, /*keepdim=*/true);
+    const Tensor centred = x - mean;
+    var = (centred * centred).mean(dims, /*keepdim=*/true);
+    if (training && running_mean.defined()) {
+      NoGradGuard no_grad;
+      const double unbias = static_cast<double>(count) / static_cast<double>(count - 1);
+      Tensor rm = running_mean, rv = running_var;
+      rm.mul_(1.0 - momentum).add_(mean.detach().reshape({channels}).to(rm.dtype()), momentum);
+      rv.mul_(1.0 - momentum).add_(var.detach().reshape({channels}).to(rv.dtype()), momentum * unbias);
+    }
+    Tensor y = centred * (var + eps).rsqrt();
+    if (weight.defined()) y = y * along_channels(weight, ndim);
+    return bias.defined() ? y + along_channels(bias, ndim) : y;
+  }
+  // Evaluation: the running statistics are constants, so scale and shift fold into one [C] each.
+  Tensor scale = (running_var.to(x.dtype()) + eps).rsqrt();
+  if (weight.defined()) scale = scale * weight;
+  Tensor shift = -running_mean.to(x.dtype()) * scale;
+  if (bias.defined()) shift = shift + bias;
+  return x * along_channels(scale, ndim) + along_channels(shift, ndim);
+}
+
+Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
+  const auto k = static_cast<std::int64_t>(normalized_shape.size());
+  HWARO_CHECK(x.defined() && k >= 1 && x.dim() >= k, "layer_norm: expected an input whose last ", k,
+              " dims are normalized_shape ", normalized_shape, ", got ", x.defined() ? x.sizes() : IntArrayRef{});
+  HWARO_CHECK(x.is_floating_point(), "layer_norm: expected a floating point input, got ", x.dtype());
+  for (std::int64_t i = 0; i < k; ++i) {
+    HWARO_CHECK(x.size(x.dim() - k + i) == normalized_shape[i], "layer_norm: input of shape ", x.sizes(),
+                " does not end in normalized_shape ", normalized_shape);
+  }
+  for (const Tensor* t : {&weight, &bias}) {
+    HWARO_CHECK(!t->defined() || t->sizes() == normalized_shape, "layer_norm: expected ",
+                t == &weight ? "weight" : "bias", " of shape ", normalized_shape, ", got ", t->sizes());
+  }
+  std::vector<std::int64_t> dims;
+  for (std::int64_t d = x.dim() - k; d < x.dim(); ++d) dims.push_back(d);
+  const Tensor mean = x.mean(dims, /*keepdim=*/true);
+  const Tensor centred = x - mean;
+  const Tensor var = (centred * centred).mean(dims, /*keepdim=*/true);
+  Tensor y = centred * (var + eps).rsqrt();
+  if (weight.defined()) y = y * weight;
+  return bias.defined() ? y + bias : y;
+}
+
+Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<std::int64_t> padding_idx) {
+  HWARO_CHECK(indices.defined() && indices.dtype() == kInt64, "embedding: expected int64 indices, got ",
+              indices.defined() ? indices.dtype() : kInt64, "; convert them with .to(hw::kInt64)");
+  HWARO_CHECK(weight.defined() && weight.dim() == 2, "embedding: expected weight of 2 dimensions [num_embeddings, dim], got ",
+              weight.defined() ? weight.sizes() : IntArrayRef{});
+  std::vector<std::int64_t> out_shape = indices.sizes().vec();
+  out_shape.push_back(weight.size(1));
+  const Tensor rows = weight.index_select(0, indices.reshape({-1}));  // IndexError names a bad index
+  if (!padding_idx.has_value()) return rows.reshape(out_shape);
+  std::int64_t pad = *padding_idx;
+  HWARO_CHECK(pad >= -weight.size(0) && pad < weight.size(0), "embedding: padding_idx ", pad,
+              " must be within num_embeddings (", weight.size(0), ")");
+  if (pad < 0) pad += weight.size(0);
+  // The padding row's value, detached: no gradient reaches weight[padding_idx].
+  const Tensor is_pad = (indices.reshape({-1, 1}) == full({1, 1}, pad, {.dtype = kInt64, .device = indices.device()}));
+  return where(is_pad, rows.detach(), rows).reshape(out_shape);
+}
+
+}  // namespace hwaro::nn::functional

@@ -1,0 +1,110 @@
+// BatchNorm1d/2d, LayerNorm and Embedding: parameters and buffers registered, forward through functional.
+#include <sstream>
+
+#include "hwaro/autograd.h"
+#include "hwaro/nn/functional.h"
+#include "hwaro/nn/init.h"
+#include "hwaro/nn/normalization.h"
+#include "hwaro/ops.h"
+
+namespace hwaro::nn {
+
+BatchNormImpl::BatchNormImpl(BatchNormOptions opts, std::int64_t min_dim, std::int64_t max_dim, const char* name)
+    : options(opts), min_dim_(min_dim), max_dim_(max_dim), name_(name) {
+  const std::int64_t c = options.num_features();
+  HWARO_CHECK(c > 0, name_, ": num_features must be positive, got ", c);
+  if (options.affine()) {
+    weight = register_parameter("weight", ones({c}));
+    bias = register_parameter("bias", zeros({c}));
+  }
+  if (options.track_running_stats()) {
+    running_mean = register_buffer("running_mean", zeros({c}));
+    running_var = register_buffer("running_var", ones({c}));
+    num_batches_tracked = register_buffer("num_batches_tracked", zeros({}, {.dtype = kInt64}));
+  }
+}
+
+void BatchNormImpl::reset_running_stats() {
+  if (!options.track_running_stats()) return;
+  NoGradGuard no_grad;
+  running_mean.zero_();
+  running_var.fill_(1);
+  num_batches_tracked.zero_();
+}
+
+Tensor BatchNormImpl::forward(const Tensor& input) {
+  HWARO_CHECK(input.defined() && input.dim() >= min_dim_ && input.dim() <= max_dim_, name_, ": expected ",
+              min_dim_ == max_dim_ ? std::to_string(min_dim_) + "-D" : std::to_string(min_dim_) + "-D or " + std::to_string(max_dim_) + "-D",
+              " input, got ", input.defined() ? input.sizes() : IntArrayRef{});
+  HWARO_CHECK(input.size(1) == options.num_features(), name_, ": expected ", options.num_features(),
+              " channels (dim 1) but the input of shape ", input.sizes(), " has ", input.size(1));
+  if (weight.defined()) check_input_device(input, "weight");
+  const bool use_batch_stats = is_training() || !options.track_running_stats();
+  if (is_training() && options.track_running_stats()) {
+    NoGradGuard no_grad;
+    num_batches_tracked.add_(1);
+  }
+  // Without tracking the running tensors are undefined and the batch's statistics are used.
+  return functional::batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats, options.momentum(),
+                                options.eps());
+}
+
+std::string BatchNormImpl::extra_repr() const {
+  std::ostringstream s;
+  s << options.num_features() << ", eps=" << options.eps() << ", momentum=" << options.momentum()
+    << ", affine=" << (options.affine() ? "true" : "false")
+    << ", track_running_stats=" << (options.track_running_stats() ? "true" : "false");
+  return s.str();
+}
+
+LayerNormImpl::LayerNormImpl(LayerNormOptions opts) : options(std::move(opts)) {
+  const std::vector<std::int64_t>& shape = options.normalized_shape();
+  HWARO_CHECK(!shape.empty(), "LayerNorm: normalized_shape must have at least one dim");
+  for (std::int64_t d : shape) HWARO_CHECK(d > 0, "LayerNorm: normalized_shape must be positive, got ", IntArrayRef(shape));
+  if (options.elementwise_affine()) {
+    weight = register_parameter("weight", ones(shape));
+    bias = register_parameter("bias", zeros(shape));
+  }
+}
+
+Tensor LayerNormImpl::forward(const Tensor& input) {
+  if (weight.defined()) check_input_device(input, "weight");
+  return functional::layer_norm(input, options.normalized_shape(), weight, bias, options.eps());
+}
+
+std::string LayerNormImpl::extra_repr() const {
+  std::ostringstream s;
+  s << IntArrayRef(options.normalized_shape()) << ", eps=" << options.eps()
+    << ", elementwise_affine=" << (options.elementwise_affine() ? "true" : "false");
+  return s.str();
+}
+
+EmbeddingImpl::EmbeddingImpl(EmbeddingOptions opts) : options(opts) {
+  const std::int64_t n = options.num_embeddings(), dim = options.embedding_dim();
+  HWARO_CHECK(n > 0 && dim > 0, "Embedding: num_embeddings and embedding_dim must be positive, got ", n, " and ", dim);
+  if (options.padding_idx().has_value()) {
+    const std::int64_t p = *options.padding_idx();
+    HWARO_CHECK(p >= -n && p < n, "Embedding: padding_idx ", p, " must be within num_embeddings (", n, ")");
+    options.padding_idx(p < 0 ? p + n : p);
+  }
+  weight = register_parameter("weight", empty({n, dim}));
+  init::normal_(weight);
+  if (options.padding_idx().has_value()) {
+    NoGradGuard no_grad;
+    weight.select(0, *options.padding_idx()).zero_();
+  }
+}
+
+Tensor EmbeddingImpl::forward(const Tensor& indices) {
+  check_input_device(indices, "weight");
+  return functional::embedding(indices, weight, options.padding_idx());
+}
+
+std::string EmbeddingImpl::extra_repr() const {
+  std::ostringstream s;
+  s << options.num_embeddings() << ", " << options.embedding_dim();
+  if (options.padding_idx().has_value()) s << ", padding_idx=" << *options.padding_idx();
+  return s.str();
+}
+
+}  // namespace hwaro::nn
