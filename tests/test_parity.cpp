@@ -214,7 +214,7 @@ std::vector<ParityCase> make_cases() {
          return hw::cat({x.grad().flatten(), w.grad().flatten()});
        }, 60},
       {"im2col", one({2, 3, 7, 6}), [](const Inputs& in) { return hw::im2col(in[0], {3, 2}, {1, 2}, {1, 1}, {2, 1}); }},
-      {"col2im", one({2, 3 * 6, 4 * 3}),
+      {"col2im", one({2, 3 * 6, 4 * 6}),
        [](const Inputs& in) { return hw::col2im(in[0], {7, 6}, {3, 2}, {1, 2}, {1, 1}, {2, 1}); }, 6},
       {"max_pool2d", one({2, 3, 9, 8}),
        [](const Inputs& in) {
