@@ -5,6 +5,7 @@
 #include "hwaro/cuda.h"
 #include "hwaro/data.h"
 #include "hwaro/device.h"
+#include "hwaro/distributed.h"
 #include "hwaro/dtype.h"
 #include "hwaro/errors.h"
 #include "hwaro/generator.h"

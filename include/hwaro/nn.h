@@ -3,6 +3,7 @@
 #include "hwaro/nn/containers.h"
 #include "hwaro/nn/conv.h"
 #include "hwaro/nn/data_parallel.h"
+#include "hwaro/nn/distributed_data_parallel.h"
 #include "hwaro/nn/functional.h"
 #include "hwaro/nn/init.h"
 #include "hwaro/nn/layers.h"
