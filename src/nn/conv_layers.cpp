@@ -10,8 +10,11 @@
 namespace hwaro::nn {
 namespace {
 
+// Through a stream: GCC 12's -Wrestrict misfires on `"(" + std::to_string(...)` at -O3.
 std::string pair_text(const ExpandingArray<2>& v) {
-  return "(" + std::to_string(v[0]) + ", " + std::to_string(v[1]) + ")";
+  std::ostringstream out;
+  out << "(" << v[0] << ", " << v[1] << ")";
+  return out.str();
 }
 
 }  // namespace

@@ -72,12 +72,13 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
     metadata.emplace(key, value);
   }
   const Generator& generator = default_generator();
-  metadata[kFormatKey] = kFormatVersion;
+  // std::string temporaries, not const char* assignments: GCC 12's -Wrestrict misfires on those at -O3.
+  metadata[kFormatKey] = std::string(kFormatVersion);
   metadata["hwaro.epoch"] = std::to_string(info.epoch);
   metadata["hwaro.step"] = std::to_string(info.step);
   metadata["hwaro.generator.seed"] = std::to_string(generator.seed());
   metadata["hwaro.generator.offset"] = std::to_string(generator.offset());
-  metadata["hwaro.has_scheduler"] = scheduler != nullptr ? "1" : "0";
+  metadata["hwaro.has_scheduler"] = std::string(scheduler != nullptr ? "1" : "0");
 
   std::map<std::string, Tensor> tensors;
   add_prefixed(tensors, kModel, model.state_dict());
