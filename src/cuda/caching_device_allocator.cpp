@@ -49,13 +49,7 @@ class CachingDeviceAllocator::CudaEvents final : public StreamSync {
     return reinterpret_cast<EventHandle>(event);
   }
   bool query(EventHandle event) override {
-    const cudaError_t status = cudaEventQuery(reinterpret_cast<cudaEvent_t>(event));
-    if (status == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    HWARO_CUDA_CHECK(status);
-    return true;
+    return HWARO_CUDA_QUERY(cudaEventQuery(reinterpret_cast<cudaEvent_t>(event)));
   }
   void synchronize(EventHandle event) override {
     HWARO_CUDA_CHECK(cudaEventSynchronize(reinterpret_cast<cudaEvent_t>(event)));

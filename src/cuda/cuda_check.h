@@ -13,3 +13,22 @@
                                                     " failed: ", cudaGetErrorString(hwaro_cuda_status))); \
     }                                                                                                   \
   } while (false)
+
+// The answer of cudaEventQuery / cudaStreamQuery: true when the work is done, false while it is
+// still pending (cudaErrorNotReady, which is cleared: it is not an error); any other status throws
+// as HWARO_CUDA_CHECK does.
+#define HWARO_CUDA_QUERY(call) ::hwaro::cuda_detail::query_result((call), #call, __FILE__, __LINE__)
+
+namespace hwaro::cuda_detail {
+inline bool query_result(cudaError_t status, const char* call, const char* file, int line) {
+  if (status == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  if (HWARO_UNLIKELY(status != cudaSuccess)) {
+    throw ::hwaro::Error(::hwaro::detail::str_cat("CUDA error at ", file, ":", line, ": ", call,
+                                                  " failed: ", cudaGetErrorString(status)));
+  }
+  return true;
+}
+}  // namespace hwaro::cuda_detail

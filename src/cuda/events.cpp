@@ -46,13 +46,7 @@ void Event::record(const Stream& stream) {
 
 bool Event::query() const {
   if (event_ == nullptr) return true;
-  const cudaError_t status = cudaEventQuery(as_event(event_));
-  if (status == cudaErrorNotReady) {
-    cudaGetLastError();
-    return false;
-  }
-  HWARO_CUDA_CHECK(status);
-  return true;
+  return HWARO_CUDA_QUERY(cudaEventQuery(as_event(event_)));
 }
 
 void Event::synchronize() const {

@@ -36,13 +36,7 @@ class PinnedHostAllocator::Events final : public HostEvents {
     return reinterpret_cast<EventHandle>(event);
   }
   bool query(EventHandle event) override {
-    const cudaError_t status = cudaEventQuery(reinterpret_cast<cudaEvent_t>(event));
-    if (status == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    HWARO_CUDA_CHECK(status);
-    return true;
+    return HWARO_CUDA_QUERY(cudaEventQuery(reinterpret_cast<cudaEvent_t>(event)));
   }
   void release(EventHandle event) override { cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)); }
   void synchronize_stream(int device, StreamId stream) override {

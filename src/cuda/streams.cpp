@@ -66,13 +66,7 @@ void Stream::synchronize() const {
 
 bool Stream::query() const {
   detail::require_gpu("hw::cuda::Stream::query()");
-  const cudaError_t status = cudaStreamQuery(static_cast<cudaStream_t>(handle_));
-  if (status == cudaErrorNotReady) {
-    cudaGetLastError();  // not an error: the stream is busy
-    return false;
-  }
-  HWARO_CUDA_CHECK(status);
-  return true;
+  return HWARO_CUDA_QUERY(cudaStreamQuery(static_cast<cudaStream_t>(handle_)));
 }
 
 Stream new_stream(int device, int priority) {
