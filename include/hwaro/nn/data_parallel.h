@@ -87,19 +87,10 @@ class DataParallel : public ModuleHolder<DataParallelImpl> {
     requires(detail::ModulePointer<Model> && !std::is_same_v<std::decay_t<Model>, DataParallel>)
   DataParallel(const Model& model, std::vector<Device> devices = {}, ReplicaFactory factory = {})  // NOLINT
       : ModuleHolder(std::make_shared<DataParallelImpl>(
-            as_module(model), std::move(devices), std::move(factory),
+            detail::module_pointer_of(model), std::move(devices), std::move(factory),
             detail::default_replica_factory<std::remove_cv_t<std::remove_pointer_t<decltype(model.get())>>>())) {}
 
   operator std::shared_ptr<Module>() const { return ptr(); }  // NOLINT: see above
-
- private:
-  template <typename Model> static std::shared_ptr<Module> as_module(const Model& model) {
-    if constexpr (requires { model.ptr(); }) {
-      return model.ptr();
-    } else {
-      return model;
-    }
-  }
 };
 
 }  // namespace hwaro::nn

@@ -70,17 +70,8 @@ class DistributedDataParallel : public ModuleHolder<DistributedDataParallelImpl>
   template <typename Model>
     requires(requires(const Model& m) { m.get(); } && !std::is_same_v<std::decay_t<Model>, DistributedDataParallel>)
   DistributedDataParallel(const Model& model, DistributedDataParallelOptions options = {})  // NOLINT
-      : ModuleHolder(std::make_shared<DistributedDataParallelImpl>(as_module(model), options)) {}
+      : ModuleHolder(std::make_shared<DistributedDataParallelImpl>(detail::module_pointer_of(model), options)) {}
   operator std::shared_ptr<Module>() const { return ptr(); }  // NOLINT: `model = DistributedDataParallel(model)`
-
- private:
-  template <typename Model> static std::shared_ptr<Module> as_module(const Model& model) {
-    if constexpr (requires { model.ptr(); }) {
-      return model.ptr();
-    } else {
-      return model;
-    }
-  }
 };
 
 }  // namespace hwaro::nn

@@ -146,6 +146,18 @@ template <typename Impl> class ModuleHolder {
   std::shared_ptr<Impl> impl_;
 };
 
+namespace detail {
+// A module holder (hw::nn::Sequential, a HWARO_MODULE) or a std::shared_ptr to a module, as the
+// std::shared_ptr<Module> that wrappers such as DataParallel keep.
+template <typename Model> std::shared_ptr<Module> module_pointer_of(const Model& model) {
+  if constexpr (requires { model.ptr(); }) {
+    return model.ptr();
+  } else {
+    return model;
+  }
+}
+}  // namespace detail
+
 }  // namespace hwaro::nn
 
 // Declares the holder `Name` of the module class `NameImpl`, as LibTorch's TORCH_MODULE.
