@@ -107,6 +107,33 @@ template <typename T> struct Col2imKernel {
   }
 };
 
+// Max pooling of one [h, w] plane whose windows all lie inside it: for each window, the first
+// maximum in (ki, kj) order, or the first NaN, and its index r * w + c, as kernels::window_max.
+template <typename T>
+void max_pool_plane_inside(const T* plane, std::int64_t w, std::int64_t oh, std::int64_t ow, const Window2d& g,
+                           T* values, std::int64_t* where) {
+  using Acc = kernels::compute_t<T>;
+  for (std::int64_t i = 0; i < oh; ++i) {
+    for (std::int64_t j = 0; j < ow; ++j) {
+      const std::int64_t origin = i * g.sh * w + j * g.sw;
+      Acc best = static_cast<Acc>(plane[origin]);
+      std::int64_t best_index = origin;
+      for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+        for (std::int64_t kj = 0; kj < g.kw; ++kj) {
+          const std::int64_t at = origin + ki * w + kj;
+          const Acc v = static_cast<Acc>(plane[at]);
+          if (best == best && (v > best || v != v)) {  // best stays once it is a NaN
+            best = v;
+            best_index = at;
+          }
+        }
+      }
+      values[i * ow + j] = kernels::cast_value<T>(best);
+      where[i * ow + j] = best_index;
+    }
+  }
+}
+
 // tensors: out [N, C, oh, ow], indices int64 [N, C, oh, ow], x [N, C, H, W]; all contiguous.
 template <typename T> struct MaxPool2dKernel {
   static void run(const KernelArgs& args) {
@@ -120,9 +147,16 @@ template <typename T> struct MaxPool2dKernel {
     const T* in = x.ptr<const T>();
     T* values = out.ptr<T>();
     std::int64_t* where = indices.ptr<std::int64_t>();
+    // Without padding or dilation every tap lies inside the input (the output size guarantees it),
+    // so the common MaxPool2d(k) skips window_max's bounds checks; same tap order, same NaN rule.
+    const bool all_taps_inside = g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1;
     parallel_for(0, planes, grain_for(oh * ow * g.kh * g.kw), [&](std::int64_t begin, std::int64_t end) {
       for (std::int64_t p = begin; p < end; ++p) {
         const T* plane = in + p * h * w;
+        if (all_taps_inside) {
+          max_pool_plane_inside(plane, w, oh, ow, g, values + p * oh * ow, where + p * oh * ow);
+          continue;
+        }
         for (std::int64_t i = 0; i < oh; ++i) {
           for (std::int64_t j = 0; j < ow; ++j) {
             Acc best;

@@ -270,29 +270,35 @@ void check_masked_fill(const char* name, const Tensor& self, const Tensor& mask)
   HWARO_CHECK(ops::broadcast_shapes(self.sizes(), mask.sizes(), name).ref() == self.sizes(), name, ": mask of shape ",
               mask.sizes(), " cannot be broadcast to the shape ", self.sizes(), " of the tensor it fills");
 }
+
+// out = mask ? value : src, the mask broadcast to src's shape; out may be src itself.
+void fill_where_masked(const Tensor& out, const Tensor& mask, const Scalar& value, const Tensor& src) {
+  // The value is cast to src's dtype, as PyTorch does.
+  const Tensor fill = ops::wrap_scalar(value, src.dtype(), src.device());
+  DimVector m_strides, v_strides;
+  KernelArgs args;
+  args.tensors[0] = ops::view_of(out);
+  args.tensors[1] = ops::broadcast_view(mask, src.sizes(), m_strides);
+  args.tensors[2] = ops::broadcast_view(fill, src.sizes(), v_strides);
+  args.tensors[3] = ops::view_of(src);
+  args.num_tensors = 4;
+  ops::launch(OpId::Where, src.dtype(), src.device(), args);
+}
 }  // namespace
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Scalar& value) {
   check_masked_fill("masked_fill_", *this, mask);
   ops::check_inplace_grad("masked_fill_", *this);
-  // The value is cast to self's dtype, as PyTorch does.
-  const Tensor fill = ops::wrap_scalar(value, dtype(), device());
-  DimVector m_strides, v_strides;
-  KernelArgs args;
-  args.tensors[0] = ops::view_of(*this);
-  args.tensors[1] = ops::broadcast_view(mask, sizes(), m_strides);
-  args.tensors[2] = ops::broadcast_view(fill, sizes(), v_strides);
-  args.tensors[3] = ops::view_of(*this);
-  args.num_tensors = 4;
-  ops::launch(OpId::Where, dtype(), device(), args);
+  fill_where_masked(*this, mask, value, *this);
   ops::bump_version(*this);
   return *this;
 }
 Tensor Tensor::masked_fill(const Tensor& mask, const Scalar& value) const {
   check_masked_fill("masked_fill", *this, mask);
   ops::GradScope grad({this});
-  Tensor out = clone();
-  out.masked_fill_(mask, value);
+  // Written in one pass into a new tensor, not a clone filled in place (ReLU's backward runs this).
+  Tensor out = ops::new_tensor(sizes(), dtype(), device());
+  fill_where_masked(out, mask, value, *this);
   if (grad.active()) grad.record(out, {.kind = ops::GradOp::MaskedFill, .inputs = {*this}, .saved = {mask}});
   return out;
 }
