@@ -9,8 +9,10 @@
 // Every collective must be called by every rank in the same order with tensors of the same
 // shape and dtype. Each waits at most the group's timeout: a rank that died or never joined
 // makes the others throw hw::DistributedError (naming the collective, the rank and the
-// timeout) instead of hanging. The MPI backend takes contiguous CPU tensors; the NCCL backend
-// contiguous tensors on the rank's GPU (its local rank).
+// timeout) instead of hanging. Every rank calls destroy_process_group() at its normal end; an
+// MPI rank that exits with the group still initialised (an error ended it early) aborts the
+// whole job, since the others may be waiting for it. The MPI backend takes contiguous CPU
+// tensors; the NCCL backend contiguous tensors on the rank's GPU (its local rank).
 #include <chrono>
 #include <memory>
 #include <string>

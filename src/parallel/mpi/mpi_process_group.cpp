@@ -5,6 +5,7 @@
 #if HWARO_WITH_MPI
 #include <mpi.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::mutex mpi_mutex;  // every MPI call of this process goes through it
+std::atomic<int> live_groups{0};  // MpiProcessGroups not yet destroyed
 
 void check_mpi(int code, const char* call) {
   if (code == MPI_SUCCESS) return;
@@ -33,6 +35,24 @@ void check_mpi(int code, const char* call) {
   int length = 0;
   MPI_Error_string(code, text, &length);
   throw DistributedError(std::string("hw::distributed (MPI): ") + call + " failed: " + std::string(text, length));
+}
+
+// At exit, after the program's clean end (every group destroyed), MPI_Finalize. A rank that
+// exits with its group still alive never reached that end: an error ended it while the other
+// ranks may be waiting in a collective for it. MPI_Finalize would then wait for them as well
+// (OpenMPI's finalize is collective), and the job would hang until the collective timeout; so
+// the whole job is aborted at once instead, and this rank's own error message stays the last word.
+void finalise_or_abort_at_exit() {
+  int finalised = 0;
+  MPI_Finalized(&finalised);
+  if (finalised) return;
+  if (live_groups.load() > 0) {
+    std::fprintf(stderr, "hw::distributed (MPI): this rank is exiting without destroy_process_group() (an error "
+                 "ended it early?); aborting every rank of the job so that none waits for it\n");
+    std::fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  MPI_Finalize();
 }
 
 // MPI is initialised once per process and finalised at exit, so that a group can be destroyed
@@ -45,11 +65,7 @@ void ensure_mpi_initialised() {
   check_mpi(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided), "MPI_Init_thread");
   HWARO_CHECK_AS(DistributedError, provided >= MPI_THREAD_SERIALIZED, "hw::distributed (MPI): this MPI provides ",
                  "thread level ", provided, " but hwaro needs MPI_THREAD_SERIALIZED (", MPI_THREAD_SERIALIZED, ")");
-  std::atexit([] {
-    int finalised = 0;
-    MPI_Finalized(&finalised);
-    if (!finalised) MPI_Finalize();
-  });
+  std::atexit(finalise_or_abort_at_exit);
 }
 
 MPI_Datatype mpi_type(DType dtype) {
@@ -150,6 +166,7 @@ class MpiProcessGroup final : public ProcessGroup {
     check_mpi(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &local), "MPI_Comm_split_type");
     MPI_Comm_rank(local, &local_rank_);
     MPI_Comm_free(&local);
+    ++live_groups;
   }
 
   // Waits for the collectives still in flight (their buffers must outlive MPI's use of them);
@@ -167,6 +184,7 @@ class MpiProcessGroup final : public ProcessGroup {
     }
     std::lock_guard mpi(mpi_mutex);
     MPI_Comm_free(&comm_);
+    --live_groups;
   }
 
   std::string backend() const override { return "mpi"; }
