@@ -56,8 +56,17 @@ void add_train_flags(CLI::App& command, TrainOptions& options) {
   command.add_option("--threads", options.threads, "CPU threads for the ops (0: all cores)")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
-  command.add_flag("--data-parallel", options.data_parallel,
-                   "split each batch over every GPU with hw::nn::DataParallel (on the CPU: over two replicas)");
+  auto* data_parallel = command.add_flag(
+      "--data-parallel", options.data_parallel,
+      "split each batch over every GPU with hw::nn::DataParallel (on the CPU: over two replicas)");
+  command
+      .add_flag("--distributed", options.distributed,
+                "under `mpirun -np N`: one rank per process, DistributedDataParallel over MPI (CPU), each rank "
+                "training on its shard with --batch-size samples per step and --threads / N threads; rank 0 "
+                "prints and writes the files; Ctrl-C ends the job without a checkpoint")
+      ->excludes(data_parallel);
+  command.add_flag("--parameter-digest", options.parameter_digest,
+                   "at the end every rank prints a digest of its parameters (equal digests: bitwise equal)");
   command.add_option("--progress", options.progress,
                      "auto (a bar on a terminal, plain lines otherwise), bar, lines or none")
       ->check(CLI::IsMember({"auto", "bar", "lines", "none"}))

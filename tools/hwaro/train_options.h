@@ -27,6 +27,8 @@ struct TrainOptions {
   std::string resume;
   int threads = 0;             // 0: hwaro's default (all cores)
   bool data_parallel = false;  // hw::nn::DataParallel over every GPU (on the CPU: two replicas)
+  bool distributed = false;    // one process per rank under mpirun, DistributedDataParallel over MPI
+  bool parameter_digest = false;  // every rank prints a digest of its final parameters
   std::string progress = "auto";  // auto (bar on a terminal, lines otherwise) | bar | lines | none
 };
 

@@ -1,5 +1,8 @@
 // The loop of `hwaro train`. The order of an epoch's samples is a function of (seed, epoch), so a
 // run resumed mid-epoch from a checkpoint sees exactly the batches the interrupted run had left.
+// With --distributed every rank runs this loop on its DistributedSampler shard through
+// DistributedDataParallel; the evaluation is sharded too and its sums all-reduced; rank 0 alone
+// prints and writes the checkpoint, metrics and plot.
 #include "trainer.h"
 
 #include <cstdio>
@@ -11,6 +14,7 @@
 #include <random>
 #include <sstream>
 
+#include "distributed_training.h"
 #include "hwaro/hwaro.h"
 #include "interrupt.h"
 #include "models.h"
@@ -73,8 +77,9 @@ struct Evaluation {
   double loss = 0, accuracy = 0;
 };
 
+// Over this rank's part of the test set, the sums then added up over the ranks (--distributed).
 Evaluation evaluate(hw::nn::Module& model, const std::shared_ptr<hw::data::Dataset>& test, hw::Device device,
-                    const hw::data::DataLoaderOptions& loader_options) {
+                    const hw::data::DataLoaderOptions& loader_options, const DistributedRun& dist) {
   hw::NoGradGuard no_grad;
   model.eval();
   hw::data::DataLoader loader(test, loader_options);
@@ -89,8 +94,13 @@ Evaluation evaluate(hw::nn::Module& model, const std::shared_ptr<hw::data::Datas
     correct.add_(logits.argmax(1).eq(y).sum(hw::kInt64));
   }
   model.train();
-  const double n = static_cast<double>(test->size());
-  return {loss_sum.item<double>() / n, static_cast<double>(correct.item<std::int64_t>()) / n};
+  hw::Tensor totals = hw::zeros({3}, {.dtype = hw::kFloat64});  // loss sum, correct, images
+  totals[0].fill_(loss_sum.item<double>());
+  totals[1].fill_(static_cast<double>(correct.item<std::int64_t>()));
+  totals[2].fill_(static_cast<double>(test->size()));
+  sum_over_ranks(totals, dist);
+  const double n = totals[2].item<double>();
+  return {totals[0].item<double>() / n, totals[1].item<double>() / n};
 }
 
 // Every visible GPU when training on CUDA; on the CPU two replicas, each on its own thread, which
@@ -114,14 +124,25 @@ std::string describe_device(hw::Device device) {
 
 }  // namespace
 
-int run_training(const TrainOptions& options, std::ostream& out) {
-  if (options.threads > 0) hw::set_num_threads(options.threads);
-  const hw::Device device = resolve_device(options.device);
+int run_training(const TrainOptions& options, std::ostream& every_rank_out) {
+  const DistributedRun dist = options.distributed ? start_distributed(options) : DistributedRun{};
+  if (!dist.active && options.threads > 0) hw::set_num_threads(options.threads);
+  std::ostream silent(nullptr);  // what ranks other than 0 print to: nothing
+  std::ostream& out = dist.rank == 0 ? every_rank_out : silent;
+  const bool writes_files = dist.rank == 0;
+  // The MPI process group takes CPU tensors (hwaro's NCCL backend is not built yet).
+  const hw::Device device = resolve_device(dist.active && options.device == "auto" ? "cpu" : options.device);
+  if (dist.active && device.type() != hw::DeviceType::CPU) {
+    throw hw::Error("--distributed trains on the CPU over MPI (hwaro has no NCCL backend yet), not on " +
+                    device.str() + "; pass --device cpu or leave --device out");
+  }
   const TrainingData data = load_training_data(options.data);
   const std::string checkpoint_path = or_default(options.checkpoint, options.out_dir, "checkpoint.safetensors");
   const std::string metrics_path = or_default(options.metrics, options.out_dir, "metrics.jsonl");
   const std::string plot_path = or_default(options.plot, options.out_dir, "training.svg");
-  for (const auto& path : {checkpoint_path, metrics_path, plot_path}) make_parent_dir(path);
+  if (writes_files) {
+    for (const auto& path : {checkpoint_path, metrics_path, plot_path}) make_parent_dir(path);
+  }
 
   hw::manual_seed(options.seed);  // the initial weights, then dropout
   auto model = make_model(options.model);
@@ -131,6 +152,7 @@ int run_training(const TrainOptions& options, std::ostream& out) {
   // the optimiser keep to the model, so a checkpoint loads with or without --data-parallel.
   std::shared_ptr<hw::nn::Module> runner = model;
   if (options.data_parallel) runner = hw::nn::DataParallel(model, data_parallel_devices(device)).ptr();
+  if (dist.active) runner = hw::nn::DistributedDataParallel(model).ptr();  // rank 0's weights, broadcast
 
   int first_epoch = 0;
   std::size_t first_batch = 0;
@@ -145,6 +167,11 @@ int run_training(const TrainOptions& options, std::ostream& out) {
     first_epoch = static_cast<int>(info.epoch);
     first_batch = static_cast<std::size_t>(info.step);
     history = parse_json_lines(info.extra.count("history") ? info.extra.at("history") : "", options.resume);
+    if (first_batch > 0 && dist.active) {
+      throw hw::Error("--resume " + options.resume + ": the checkpoint stops mid-epoch (batch " +
+                      std::to_string(first_batch) + "), which only a run without --distributed can continue; " +
+                      "resume it without --distributed, or pass a checkpoint written at the end of an epoch");
+    }
     if (first_batch > 0) {
       carried_loss_sum = carried_number(info, "epoch-loss-sum", options.resume);
       carried_samples = static_cast<std::size_t>(carried_number(info, "epoch-samples", options.resume));
@@ -156,12 +183,26 @@ int run_training(const TrainOptions& options, std::ostream& out) {
   const hw::data::DataLoaderOptions loader_options{.batch_size = options.batch_size,
                                                    .num_workers = options.workers,
                                                    .pin_memory = pin};
-  const std::size_t batches = (data.train->size() + options.batch_size - 1) / options.batch_size;
+  // --distributed: this rank's shard, the same size on every rank (padded as PyTorch does).
+  std::shared_ptr<hw::data::DistributedSampler> sampler;
+  std::shared_ptr<hw::data::Dataset> shard;
+  if (dist.active) {
+    sampler = std::make_shared<hw::data::DistributedSampler>(
+        data.train->size(), dist.world, dist.rank, hw::data::DistributedSamplerOptions{.seed = options.seed});
+    shard = std::make_shared<hw::data::DistributedShard>(data.train, sampler);
+  }
+  const std::size_t rank_samples = dist.active ? shard->size() : data.train->size();
+  const std::size_t batches = (rank_samples + options.batch_size - 1) / options.batch_size;
   out << "hwaro train: " << options.model << " on " << data.name << " (" << data.train->size() << " training, "
       << data.test->size() << " test images) on " << describe_device(device) << "\n"
       << "  " << options.optimizer << " lr " << options.lr << ", batch " << options.batch_size << ", "
       << options.epochs << " epochs, " << options.workers << " loader workers, pin_memory "
       << (pin ? "on" : "off") << "\n";
+  if (dist.active) {
+    out << "  DistributedDataParallel over " << dist.world << " MPI ranks, " << dist.threads << " threads each: "
+        << "each rank trains on its shard of " << rank_samples << " images (batch " << options.batch_size
+        << " per rank); the test set is split over the ranks and its sums all-reduced\n";
+  }
   if (options.data_parallel) {
     out << "  DataParallel over";
     for (const auto& d : std::static_pointer_cast<hw::nn::DataParallelImpl>(runner)->devices()) out << " " << d;
@@ -170,8 +211,10 @@ int run_training(const TrainOptions& options, std::ostream& out) {
   out
       << std::flush;
 
-  install_interrupt_handler();
+  // Not under --distributed: ranks would see Ctrl-C at different batches and stop mid-collective.
+  if (!dist.active) install_interrupt_handler();
   auto save = [&](int epoch, std::size_t step, double loss_sum, std::size_t samples) {
+    if (!writes_files) return;
     auto extra = run_identity(options);
     extra["history"] = to_json_lines(history);
     char exact[32];
@@ -184,10 +227,15 @@ int run_training(const TrainOptions& options, std::ostream& out) {
   const std::string title = "hwaro train: " + options.model + " on " + data.name + ", " + device.str();
 
   for (int epoch = first_epoch; epoch < options.epochs; ++epoch) {
-    const auto order = epoch_order(options.seed, epoch, data.train->size());
-    const std::size_t skip = std::min(first_batch * options.batch_size, order.size());
-    auto remaining = std::make_shared<hw::data::Subset>(
-        data.train, std::vector<std::size_t>(order.begin() + static_cast<std::ptrdiff_t>(skip), order.end()));
+    std::shared_ptr<hw::data::Dataset> remaining = shard;
+    if (dist.active) {
+      sampler->set_epoch(static_cast<std::uint64_t>(epoch));
+    } else {
+      const auto order = epoch_order(options.seed, epoch, data.train->size());
+      const std::size_t skip = std::min(first_batch * options.batch_size, order.size());
+      remaining = std::make_shared<hw::data::Subset>(
+          data.train, std::vector<std::size_t>(order.begin() + static_cast<std::ptrdiff_t>(skip), order.end()));
+    }
     hw::data::DataLoader loader(remaining, loader_options);
     EpochProgress progress(progress_style(options.progress), out, epoch + 1, options.epochs, batches, first_batch);
 
@@ -200,7 +248,7 @@ int run_training(const TrainOptions& options, std::ostream& out) {
     for (auto& batch : loader) {
       const hw::Tensor x = batch.data.to(device, /*non_blocking=*/true);
       const hw::Tensor y = batch.target.to(device, /*non_blocking=*/true);
-      const hw::Tensor loss = hw::nn::functional::cross_entropy(model->forward(x), y);
+      const hw::Tensor loss = hw::nn::functional::cross_entropy(runner->forward(x), y);
       optimizer->zero_grad();
       loss.backward();
       optimizer->step();
@@ -222,22 +270,34 @@ int run_training(const TrainOptions& options, std::ostream& out) {
     }
     const double seconds = timer.stop() / 1000.0;
     progress.finish();
-    const Evaluation test = evaluate(*runner, data.test, device, {.batch_size = 1000, .num_workers = options.workers,
-                                                                 .pin_memory = pin});
+    // The epoch's loss over every rank's batches, and the images every rank trained on.
+    hw::Tensor totals = hw::zeros({3}, {.dtype = hw::kFloat64});
+    totals[0].fill_(loss_sum.item<double>());
+    totals[1].fill_(static_cast<double>(samples));
+    totals[2].fill_(static_cast<double>(samples_now));
+    sum_over_ranks(totals, dist);
+    const double all_samples = totals[1].item<double>();
+    // Under --distributed the model itself: DDP's forward broadcasts buffers, a collective, and the
+    // ranks' test shards may differ in size by one batch.
+    hw::nn::Module& evaluated = dist.active ? *model : *runner;
+    const Evaluation test = evaluate(evaluated, test_shard(data.test, dist), device,
+                                     {.batch_size = 1000, .num_workers = options.workers, .pin_memory = pin}, dist);
     EpochMetrics m{.epoch = epoch + 1,
-                   .train_loss = samples > 0 ? loss_sum.item<double>() / static_cast<double>(samples) : 0.0,
+                   .train_loss = all_samples > 0 ? totals[0].item<double>() / all_samples : 0.0,
                    .test_loss = test.loss,
                    .test_accuracy = test.accuracy,
                    .epoch_seconds = seconds,
-                   .samples_per_second = static_cast<double>(samples_now) / seconds,
+                   .samples_per_second = totals[2].item<double>() / seconds,
                    .loader_waited_fraction = loader.stats().waited_fraction(),
                    .lr = optimizer->param_groups()[0].lr,
                    .device = device.str()};
     history.push_back(m);
     first_batch = 0;
     save(epoch + 1, 0, 0.0, 0);
-    hw::write_file_atomically(metrics_path, to_json_lines(history));
-    hw::write_file_atomically(plot_path, training_plot_svg(history, title));
+    if (writes_files) {
+      hw::write_file_atomically(metrics_path, to_json_lines(history));
+      hw::write_file_atomically(plot_path, training_plot_svg(history, title));
+    }
 
     std::ostringstream line;
     line << std::fixed << "epoch " << m.epoch << "/" << options.epochs << ": train loss " << std::setprecision(4)
@@ -255,6 +315,12 @@ int run_training(const TrainOptions& options, std::ostream& out) {
     out << std::fixed << std::setprecision(2) << "final test accuracy " << 100.0 * history.back().test_accuracy
         << "%; metrics: " << metrics_path << ", plot: " << plot_path << ", checkpoint: " << checkpoint_path << "\n";
   }
+  if (options.parameter_digest) {
+    std::ostringstream line;  // one write per rank, so that the ranks' lines do not interleave
+    line << "rank " << dist.rank << " of " << dist.world << ": parameter digest " << parameter_digest(*model) << "\n";
+    every_rank_out << line.str() << std::flush;
+  }
+  if (dist.active) hw::distributed::destroy_process_group();  // every rank got here: MPI ends cleanly
   return 0;
 }
 
