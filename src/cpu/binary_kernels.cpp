@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "cpu/kernel_families.h"
+#include "cpu/select_bits.h"
 #include "cpu/strided_loop.h"
 #include "kernels/binary_math.h"
 #include "kernels/cast.h"
@@ -115,15 +116,14 @@ template <typename T> struct WhereKernel {
         const bool* c = reinterpret_cast<const bool*>(p[1]);
         const T* x = reinterpret_cast<const T*>(p[2]);
         const T* y = reinterpret_cast<const T*>(p[3]);
-        for (std::int64_t i = 0; i < n; ++i) o[i] = c[i] ? x[i] : y[i];
+        for (std::int64_t i = 0; i < n; ++i) o[i] = select_bits(c[i], x[i], y[i]);
       } else if (s[0] == sizeof(T) && s[1] == sizeof(bool) && s[2] == 0 && s[3] == sizeof(T)) {
-        // masked_fill and where(cond, scalar, y): a broadcast value, the rest contiguous. The
-        // general branch below picks a pointer per element and does not vectorise.
+        // masked_fill and where(cond, scalar, y): a broadcast value, the rest contiguous.
         T* o = reinterpret_cast<T*>(p[0]);
         const bool* c = reinterpret_cast<const bool*>(p[1]);
         const T value = *reinterpret_cast<const T*>(p[2]);
         const T* y = reinterpret_cast<const T*>(p[3]);
-        for (std::int64_t i = 0; i < n; ++i) o[i] = c[i] ? value : y[i];
+        for (std::int64_t i = 0; i < n; ++i) o[i] = select_bits(c[i], value, y[i]);
       } else {
         for (std::int64_t i = 0; i < n; ++i) {
           const bool c = *reinterpret_cast<const bool*>(p[1] + i * s[1]);

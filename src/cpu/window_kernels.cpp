@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cpu/kernel_families.h"
+#include "cpu/select_bits.h"
 #include "cpu/thread_pool.h"
 #include "kernels/cast.h"
 #include "kernels/window2d.h"
@@ -109,27 +110,34 @@ template <typename T> struct Col2imKernel {
 
 // Max pooling of one [h, w] plane whose windows all lie inside it: for each window, the first
 // maximum in (ki, kj) order, or the first NaN, and its index r * w + c, as kernels::window_max.
+// One output row at a time, tap by tap across the row with selects instead of branches, so that
+// the loop over j vectorises (a branch on random data mispredicts about half the time).
+// best and best_index are scratch rows of ow elements.
 template <typename T>
 void max_pool_plane_inside(const T* plane, std::int64_t w, std::int64_t oh, std::int64_t ow, const Window2d& g,
-                           T* values, std::int64_t* where) {
+                           T* values, std::int64_t* where, kernels::compute_t<T>* best, std::int64_t* best_index) {
   using Acc = kernels::compute_t<T>;
   for (std::int64_t i = 0; i < oh; ++i) {
+    const std::int64_t row0 = i * g.sh * w, sw = g.sw;
     for (std::int64_t j = 0; j < ow; ++j) {
-      const std::int64_t origin = i * g.sh * w + j * g.sw;
-      Acc best = static_cast<Acc>(plane[origin]);
-      std::int64_t best_index = origin;
-      for (std::int64_t ki = 0; ki < g.kh; ++ki) {
-        for (std::int64_t kj = 0; kj < g.kw; ++kj) {
-          const std::int64_t at = origin + ki * w + kj;
+      best[j] = static_cast<Acc>(plane[row0 + j * sw]);
+      best_index[j] = row0 + j * sw;
+    }
+    for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+      for (std::int64_t kj = 0; kj < g.kw; ++kj) {
+        const std::int64_t tap = row0 + ki * w + kj;
+        for (std::int64_t j = 0; j < ow; ++j) {
+          const std::int64_t at = tap + j * sw;
           const Acc v = static_cast<Acc>(plane[at]);
-          if (best == best && (v > best || v != v)) {  // best stays once it is a NaN
-            best = v;
-            best_index = at;
-          }
+          const bool take = (best[j] == best[j]) & ((v > best[j]) | (v != v));  // best stays once a NaN
+          best[j] = select_bits(take, v, best[j]);
+          best_index[j] = select_bits(take, at, best_index[j]);
         }
       }
-      values[i * ow + j] = kernels::cast_value<T>(best);
-      where[i * ow + j] = best_index;
+    }
+    for (std::int64_t j = 0; j < ow; ++j) {
+      values[i * ow + j] = kernels::cast_value<T>(best[j]);
+      where[i * ow + j] = best_index[j];
     }
   }
 }
@@ -151,10 +159,13 @@ template <typename T> struct MaxPool2dKernel {
     // so the common MaxPool2d(k) skips window_max's bounds checks; same tap order, same NaN rule.
     const bool all_taps_inside = g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1;
     parallel_for(0, planes, grain_for(oh * ow * g.kh * g.kw), [&](std::int64_t begin, std::int64_t end) {
+      std::vector<Acc> best_row(all_taps_inside ? static_cast<std::size_t>(ow) : 0);
+      std::vector<std::int64_t> best_index_row(best_row.size());
       for (std::int64_t p = begin; p < end; ++p) {
         const T* plane = in + p * h * w;
         if (all_taps_inside) {
-          max_pool_plane_inside(plane, w, oh, ow, g, values + p * oh * ow, where + p * oh * ow);
+          max_pool_plane_inside(plane, w, oh, ow, g, values + p * oh * ow, where + p * oh * ow, best_row.data(),
+                                best_index_row.data());
           continue;
         }
         for (std::int64_t i = 0; i < oh; ++i) {
