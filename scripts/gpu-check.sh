@@ -72,6 +72,16 @@ for b in build-gpu/bench/bench_cuda_*; do
   bench_json+=("$out/$name.json")
 done
 
+# The benchmarks with CPU and CUDA rows side by side (conv and the CNN step, the fused Adam
+# step against the op-by-op one), then hwaro bench itself: the README's GPU rows.
+for name in bench_conv bench_optimizer; do
+  [ -x "build-gpu/bench/$name" ] || continue
+  timeout 120 "build-gpu/bench/$name" >"$out/$name.log" 2>&1 || { echo "$name failed"; tail -10 "$out/$name.log"; status=1; }
+  grep -E '^BM_' "$out/$name.log" || true
+done
+step "hwaro bench"
+timeout 180 build-gpu/bin/hwaro bench 2>&1 | tee "$out/hwaro-bench.txt" || { echo "hwaro bench failed"; status=1; }
+
 step "the same measurements through PyTorch"
 timeout 180 python3 scripts/torch_reference.py --out "$out/torch.json" 2>"$out/torch.log" ||
   { echo "torch_reference.py failed:"; tail -10 "$out/torch.log"; }
