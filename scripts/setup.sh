@@ -26,4 +26,6 @@ shift || true
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 cmake -S . -B "$build_dir" -G Ninja "${launcher[@]}" "$@"
-cmake --build "$build_dir" --parallel "$(nproc)"
+# HWARO_BUILD_TARGETS="a b" builds only those targets (test.sh's ThreadSanitizer build).
+read -r -a targets <<<"${HWARO_BUILD_TARGETS:-}"
+cmake --build "$build_dir" --parallel "$(nproc)" ${targets[@]+--target "${targets[@]}"}
