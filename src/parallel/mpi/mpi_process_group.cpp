@@ -19,6 +19,7 @@
 #include "hwaro/ops.h"
 #include "parallel/backend_factories.h"
 #include "parallel/collective_checks.h"
+#include "parallel/work_polling.h"
 
 namespace hwaro::distributed::detail {
 
@@ -124,21 +125,9 @@ class MpiWork final : public Work {
   }
 
   void wait() override {
-    for (int polls = 0; !is_completed(); ++polls) {
-      if (Clock::now() > deadline_) {
-        std::ostringstream msg;
-        msg << "hw::distributed (MPI): " << what_ << " did not complete within " << timeout_.count()
-            << " ms on rank " << rank_ << " of " << world_ << ": another rank has died, hangs, or called the "
-            << "collectives in a different order. The job cannot continue safely: end every rank "
-            << "(the timeout is init_process_group's second argument)";
-        throw DistributedError(msg.str());
-      }
-      if (polls < 1000) {
-        std::this_thread::yield();
-      } else {
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-      }
-    }
+    detail::poll_until_complete([this] { return is_completed(); }, deadline_, [this] {
+      throw_collective_timeout("MPI", what_, timeout_, rank_, world_);
+    });
   }
 
  private:
