@@ -5,12 +5,16 @@
 // The CUDA rows run only when a GPU is present (skipped with the reason otherwise).
 #include <benchmark/benchmark.h>
 
+#include "device_rows.h"
 #include "hwaro/hwaro.h"
 
 namespace hw = hwaro;
 namespace F = hw::nn::functional;
 
 namespace {
+
+using hw::bench::skip_without;
+using hw::bench::sync;
 
 constexpr std::int64_t kBatch = 64;
 
@@ -19,16 +23,6 @@ struct Layer {
   std::int64_t in, out, side;
 };
 constexpr Layer kLayers[] = {{1, 32, 28}, {32, 64, 14}};
-
-bool skip_without(benchmark::State& state, hw::Device device) {
-  if (device.is_cpu() || hw::cuda::is_available()) return false;
-  state.SkipWithError(("no GPU: " + hw::cuda::unavailable_reason()).c_str());
-  return true;
-}
-
-void sync(hw::Device device) {
-  if (device.is_cuda()) hw::cuda::synchronize();
-}
 
 void set_flops(benchmark::State& state, const Layer& l, double passes) {
   const double flops = 2.0 * kBatch * l.out * l.side * l.side * l.in * 9 * passes;

@@ -10,11 +10,15 @@
 #include <cmath>
 #include <vector>
 
+#include "device_rows.h"
 #include "hwaro/hwaro.h"
 
 namespace hw = hwaro;
 
 namespace {
+
+using hw::bench::skip_without;
+using hw::bench::sync;
 
 constexpr double kLr = 1e-3, kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
 
@@ -22,16 +26,6 @@ constexpr double kLr = 1e-3, kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
 std::vector<std::vector<std::int64_t>> shapes_for(std::int64_t which) {
   if (which == 0) return {{256, 784}, {256}, {128, 256}, {128}, {10, 128}, {10}};
   return {{4096, 4096}};
-}
-
-bool skip_without(benchmark::State& state, hw::Device device) {
-  if (device.is_cpu() || hw::cuda::is_available()) return false;
-  state.SkipWithError(("no GPU: " + hw::cuda::unavailable_reason()).c_str());
-  return true;
-}
-
-void sync(hw::Device device) {
-  if (device.is_cuda()) hw::cuda::synchronize();
 }
 
 // Parameters with a fixed random gradient each.

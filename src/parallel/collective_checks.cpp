@@ -1,5 +1,7 @@
 #include "parallel/collective_checks.h"
 
+#include <sstream>
+
 namespace hwaro::distributed::detail {
 
 void check_tensor(const char* collective, const char* what, const Tensor& t, DeviceType device_type,
@@ -41,6 +43,14 @@ const char* op_name(ReduceOp op) {
     case ReduceOp::Min: return "Min";
   }
   return "?";
+}
+
+std::string describe_collective(const char* collective, std::optional<ReduceOp> op, const Tensor& t) {
+  std::ostringstream s;
+  s << collective << " (";
+  if (op) s << op_name(*op) << ", ";
+  s << t.numel() << " " << t.dtype() << " elements)";
+  return s.str();
 }
 
 }  // namespace hwaro::distributed::detail

@@ -1,5 +1,6 @@
 #pragma once
 // Argument checks every backend's collectives share: the same messages whatever the engine.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,5 +17,7 @@ void check_list(const char* collective, const char* what, const std::vector<Tens
 // Avg of integers has no exact answer and a bool sum no meaning: refused.
 void check_reducible(const char* collective, const Tensor& t, ReduceOp op);
 const char* op_name(ReduceOp op);
+// "all_reduce (sum, 1024 Float32 elements)": how a collective is named in errors.
+std::string describe_collective(const char* collective, std::optional<ReduceOp> op, const Tensor& t);
 
 }  // namespace hwaro::distributed::detail

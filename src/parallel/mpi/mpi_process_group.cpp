@@ -185,7 +185,7 @@ class MpiProcessGroup final : public ProcessGroup {
     check_tensor("all_reduce", "the tensor", tensor, DeviceType::CPU, "mpi");
     check_reducible("all_reduce", tensor, op);
     const Tensor buf = staged(tensor);
-    auto work = start(describe("all_reduce", op, tensor), {tensor, buf}, completion(tensor, buf, op));
+    auto work = start(describe_collective("all_reduce", op, tensor), {tensor, buf}, completion(tensor, buf, op));
     const int count = count_of(buf.numel(), "all_reduce");
     submit(work, "MPI_Iallreduce", [&](MPI_Request* r) {
       return MPI_Iallreduce(MPI_IN_PLACE, buf.data_ptr(), count, mpi_type(buf.dtype()), mpi_op(op), comm_, r);
@@ -196,7 +196,7 @@ class MpiProcessGroup final : public ProcessGroup {
   std::shared_ptr<Work> broadcast(const Tensor& tensor, int src) override {
     check_tensor("broadcast", "the tensor", tensor, DeviceType::CPU, "mpi");
     HWARO_CHECK(src >= 0 && src < world_, "broadcast: src must be a rank in [0, ", world_, "), got ", src);
-    auto work = start(describe("broadcast", std::nullopt, tensor), {tensor}, {});
+    auto work = start(describe_collective("broadcast", std::nullopt, tensor), {tensor}, {});
     const int bytes = count_of(static_cast<std::int64_t>(tensor.nbytes()), "broadcast");
     submit(work, "MPI_Ibcast",
            [&](MPI_Request* r) { return MPI_Ibcast(tensor.data_ptr(), bytes, MPI_BYTE, src, comm_, r); });
@@ -210,7 +210,7 @@ class MpiProcessGroup final : public ProcessGroup {
     std::vector<Tensor> keep = outputs;
     keep.push_back(input);
     keep.push_back(gathered);
-    auto work = start(describe("all_gather", std::nullopt, input), keep, [outs = std::vector<Tensor>(outputs), gathered, input]() mutable {
+    auto work = start(describe_collective("all_gather", std::nullopt, input), keep, [outs = std::vector<Tensor>(outputs), gathered, input]() mutable {
       for (std::size_t r = 0; r < outs.size(); ++r) {
         outs[r].copy_(gathered[static_cast<std::int64_t>(r)].view(input.sizes()));
       }
@@ -230,7 +230,7 @@ class MpiProcessGroup final : public ProcessGroup {
     std::vector<Tensor> flat;
     for (const Tensor& t : inputs) flat.push_back(t.reshape({-1}).to(recv.dtype()));
     const Tensor send = cat(flat, 0);
-    auto work = start(describe("reduce_scatter", op, output), {output, recv, send}, completion(output, recv, op));
+    auto work = start(describe_collective("reduce_scatter", op, output), {output, recv, send}, completion(output, recv, op));
     const int count = count_of(recv.numel(), "reduce_scatter");
     submit(work, "MPI_Ireduce_scatter_block", [&](MPI_Request* r) {
       return MPI_Ireduce_scatter_block(send.data_ptr(), recv.data_ptr(), count, mpi_type(recv.dtype()), mpi_op(op),
@@ -246,14 +246,6 @@ class MpiProcessGroup final : public ProcessGroup {
   }
 
  private:
-  std::string describe(const char* collective, std::optional<ReduceOp> op, const Tensor& t) const {
-    std::ostringstream s;
-    s << collective << " (";
-    if (op) s << op_name(*op) << ", ";
-    s << t.numel() << " " << t.dtype() << " elements)";
-    return s.str();
-  }
-
   // What a reduction does once MPI is done: Avg's division, and the copy back from a staging buffer.
   std::function<void()> completion(const Tensor& tensor, const Tensor& buf, ReduceOp op) const {
     const int world = world_;

@@ -168,7 +168,7 @@ class NcclProcessGroup final : public ProcessGroup {
   std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op) override {
     check_on_my_gpu("all_reduce", "the tensor", tensor);
     check_reducible("all_reduce", tensor, op);
-    return enqueue(describe("all_reduce", op, tensor), {tensor}, "ncclAllReduce", [&](cudaStream_t s) {
+    return enqueue(describe_collective("all_reduce", op, tensor), {tensor}, "ncclAllReduce", [&](cudaStream_t s) {
       return ncclAllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<std::size_t>(tensor.numel()),
                            nccl_type(tensor.dtype()), nccl_op(op), comm_, s);
     });
@@ -177,7 +177,7 @@ class NcclProcessGroup final : public ProcessGroup {
   std::shared_ptr<Work> broadcast(const Tensor& tensor, int src) override {
     check_on_my_gpu("broadcast", "the tensor", tensor);
     HWARO_CHECK(src >= 0 && src < world_, "broadcast: src must be a rank in [0, ", world_, "), got ", src);
-    return enqueue(describe("broadcast", std::nullopt, tensor), {tensor}, "ncclBroadcast", [&](cudaStream_t s) {
+    return enqueue(describe_collective("broadcast", std::nullopt, tensor), {tensor}, "ncclBroadcast", [&](cudaStream_t s) {
       return ncclBroadcast(tensor.data_ptr(), tensor.data_ptr(), tensor.nbytes(), ncclUint8, src, comm_, s);
     });
   }
@@ -190,7 +190,7 @@ class NcclProcessGroup final : public ProcessGroup {
     keep.push_back(input);
     keep.push_back(gathered);
     // The copies out of `gathered` are queued on the same stream, after the NCCL call.
-    return enqueue(describe("all_gather", std::nullopt, input), keep, "ncclAllGather", [&](cudaStream_t s) {
+    return enqueue(describe_collective("all_gather", std::nullopt, input), keep, "ncclAllGather", [&](cudaStream_t s) {
       const ncclResult_t result = ncclAllGather(input.data_ptr(), gathered.data_ptr(), input.nbytes(), ncclUint8,
                                                 comm_, s);
       if (result == ncclSuccess) {
@@ -211,7 +211,7 @@ class NcclProcessGroup final : public ProcessGroup {
     std::vector<Tensor> flat;
     for (const Tensor& t : inputs) flat.push_back(t.reshape({-1}));
     const Tensor send = cat(flat, 0);
-    return enqueue(describe("reduce_scatter", op, output), {output, send}, "ncclReduceScatter", [&](cudaStream_t s) {
+    return enqueue(describe_collective("reduce_scatter", op, output), {output, send}, "ncclReduceScatter", [&](cudaStream_t s) {
       return ncclReduceScatter(send.data_ptr(), output.data_ptr(), static_cast<std::size_t>(output.numel()),
                                nccl_type(output.dtype()), nccl_op(op), comm_, s);
     });
@@ -231,14 +231,6 @@ class NcclProcessGroup final : public ProcessGroup {
     const int index = t.device().has_index() ? t.device().index() : cuda::current_device();
     HWARO_CHECK(index == device_, collective, ": ", what, " is on cuda:", index, " but rank ", rank_,
                 " uses cuda:", device_, " (its local rank); move it there with .to(\"cuda:", device_, "\")");
-  }
-
-  std::string describe(const char* collective, std::optional<ReduceOp> op, const Tensor& t) const {
-    std::ostringstream s;
-    s << collective << " (";
-    if (op) s << op_name(*op) << ", ";
-    s << t.numel() << " " << t.dtype() << " elements)";
-    return s.str();
   }
 
   template <typename Call>
