@@ -76,8 +76,17 @@ int main() {
     const std::shared_ptr<nn::Module> ddp_module = ddp.ptr();
     const double ddp_ms = median_ms([&] { train_step(ddp_module, ddp_opt); });
 
+    // One buffer per bucket with as many elements as its gradients: bucket_sizes() counts
+    // parameters, taken in reverse registration order (all of the MLP's require grad).
+    std::vector<hw::Tensor> params = ddp->module()->parameters();
+    std::reverse(params.begin(), params.end());
     std::vector<hw::Tensor> buckets;
-    for (std::size_t size : ddp->bucket_sizes()) buckets.push_back(hw::randn({static_cast<std::int64_t>(size)}));
+    std::size_t next = 0;
+    for (std::size_t count : ddp->bucket_sizes()) {
+      std::int64_t elements = 0;
+      for (std::size_t i = 0; i < count; ++i) elements += params[next++].numel();
+      buckets.push_back(hw::randn({elements}));
+    }
     const double comm_ms = median_ms([&] {
       for (hw::Tensor& b : buckets) hw::distributed::all_reduce(b, hw::distributed::ReduceOp::Avg);
     });
