@@ -3,7 +3,8 @@
 // backward hides. Run under mpirun by scripts/bench-ddp.sh (1 rank, then 2); rank 0 prints one
 // line. Not a Google Benchmark program: every rank must run the same steps in lock step.
 //
-// Three medians over the timed steps, each step started after a barrier:
+// Three medians over the timed steps, each timed from a barrier to a barrier after it, so that
+// every row includes waiting for the slowest rank (which DDP's step does by its nature):
 //   plain  the step on the bare module: no communication at all;
 //   ddp    the same step through DistributedDataParallel (buckets all-reduced during backward);
 //   comm   the all-reduces alone: one blocking Avg all-reduce per bucket, of the buckets' sizes.
@@ -42,6 +43,7 @@ template <typename F> double median_ms(F&& step) {
     hw::distributed::barrier();
     const auto start = std::chrono::steady_clock::now();
     step();
+    hw::distributed::barrier();  // every row waits for the slowest rank, as DDP's step does
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   }
   std::nth_element(ms.begin(), ms.begin() + kSteps / 2, ms.end());
