@@ -1,25 +1,54 @@
 #!/usr/bin/env bash
 # The one command for a lent GPU machine (see the device tool's README), within 8 minutes
 # on an H200: builds hwaro with CUDA for sm_90, prints `hwaro info`, runs the whole test
-# suite (the GPU cases run there instead of skipping), a compute-sanitizer memcheck pass on
-# the CUDA tests with HWARO_CUDA_ALLOC=native (so every tensor is its own cudaMalloc and an
-# overrun is caught), the GPU benchmarks (build-gpu/bench/bench_cuda_*), the same
-# measurements through PyTorch (scripts/torch_reference.py), and one comparison table last.
-# Logs go under $OUT when it is set (else /tmp/gpu-check). Needs no network.
+# suite (the GPU cases run there instead of skipping), the GPU benchmarks
+# (build-gpu/bench/bench_cuda_*, bench_conv, bench_optimizer, `hwaro bench`), the same
+# measurements through PyTorch (scripts/torch_reference.py), a compute-sanitizer memcheck pass
+# on the CUDA tests with HWARO_CUDA_ALLOC=native (so every tensor is its own cudaMalloc and an
+# overrun is caught), and one comparison table last. Logs go to /tmp/gpu-check, packed as
+# $OUT/gpu-check-logs.tar.gz. Needs no network: where the machine lacks Debian's -dev
+# packages, run scripts/fetch-gpu-debs.sh here first and name .gpu-debs in the device call's `carry`.
+# HWARO_GPU_CHECK_SKIP="memcheck torch" leaves those steps out (a quick rerun after a fix).
 # Usage: scripts/gpu-check.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
-out=${OUT:-/tmp/gpu-check}
+# The device tool brings back at most 8 files from $OUT, so the logs are written to a folder of
+# their own and packed into $OUT/gpu-check-logs.tar.gz at every step (a run stopped at its
+# time limit still brings back what it had done).
+out=/tmp/gpu-check
+rm -rf "$out"
 mkdir -p "$out"
 status=0
-step() { echo; echo "== $* ($(date -u +%H:%M:%S))"; }
+save_logs() { [ -n "${OUT:-}" ] && tar -czf "$OUT/gpu-check-logs.tar.gz" -C "$out" . 2>/dev/null; true; }
+step() { save_logs; echo; echo "== $* ($(date -u +%H:%M:%S))"; }
+skipped() { [[ " ${HWARO_GPU_CHECK_SKIP:-} " == *" $1 "* ]]; }
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+
+step "the machine"
+{ nvidia-smi -L; g++ --version | head -1; cmake --version | head -1; nvcc --version | tail -2; nproc; } 2>&1 |
+  tee "$out/machine.txt"
+source scripts/use-carried-debs.sh
+use_carried_debs /tmp/gpu-deps
+export CMAKE_POLICY_VERSION_MINIMUM=3.5  # Debian's package configs, read by a CMake 4 there
+# NCCL next to the CUDA toolkit is found by CMake; else the one PyTorch's wheels bring.
+nccl_flags=()
+if ! ls /usr/local/cuda/lib64/libnccl.so* >/dev/null 2>&1; then
+  nccl_dir=$(env -u LD_LIBRARY_PATH python3 -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null)
+  nccl_lib=$(ls "${nccl_dir:-/nonexistent}"/lib/libnccl.so* 2>/dev/null | head -1)
+  if [ -n "$nccl_lib" ] && [ -e "$nccl_dir/include/nccl.h" ]; then
+    nccl_flags=(-DNCCL_INCLUDE_DIR="$nccl_dir/include" -DNCCL_LIBRARY="$nccl_lib")
+    export LD_LIBRARY_PATH="$nccl_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    echo "NCCL from PyTorch's wheel: $nccl_lib"
+  else
+    echo "no NCCL found: the NCCL backend is left out of this build"
+  fi
+fi
 
 step "configure and build (CUDA on, sm_90)"
 configure() {
   cmake -S . -B build-gpu -G Ninja -DHWARO_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DHWARO_BUILD_BENCHMARKS="$1" "${launcher[@]}" >"$out/configure.log" 2>&1
+    -DHWARO_BUILD_BENCHMARKS="$1" "${launcher[@]}" "${nccl_flags[@]}" >"$out/configure.log" 2>&1
 }
 # Without Google Benchmark on the machine the rest still runs; the table then has no hwaro figures.
 { configure ON || { echo "configure with benchmarks failed (no Google Benchmark?); building without them"; configure OFF; }; } &&
@@ -30,7 +59,7 @@ step "hwaro info"
 build-gpu/bin/hwaro info | tee "$out/info.txt"
 
 step "test suite"
-ctest --test-dir build-gpu --output-on-failure --parallel "$(nproc)" --timeout 300 >"$out/ctest.log" 2>&1
+ctest --test-dir build-gpu --output-on-failure --parallel "$(nproc)" --timeout 120 >"$out/ctest.log" 2>&1
 ctest_rc=$?
 tail -25 "$out/ctest.log"
 [ "$ctest_rc" -eq 0 ] || status=1
@@ -41,25 +70,6 @@ for t in build-gpu/tests/test_cuda_* build-gpu/tests/test_pinned_memory build-gp
   [ -x "$t" ] || continue
   "$t" --gtest_brief=0 2>&1 | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' | sed "s|^|$(basename "$t"): |"
 done | tee "$out/gpu-cases.txt"
-
-sanitized=0
-if command -v compute-sanitizer >/dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
-  sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  step "compute-sanitizer memcheck, HWARO_CUDA_ALLOC=native, on the CUDA tests"
-  for t in build-gpu/tests/test_cuda_* build-gpu/tests/test_pinned_memory; do
-    [ -x "$t" ] || continue
-    if HWARO_CUDA_ALLOC=native timeout 240 "$sanitizer" --tool memcheck --error-exitcode 3 "$t" --gtest_brief=1 \
-      >"$out/sanitizer-$(basename "$t").log" 2>&1; then
-      sanitized=$((sanitized + 1))
-    else
-      echo "$(basename "$t"): compute-sanitizer found errors (or timed out)"
-      tail -20 "$out/sanitizer-$(basename "$t").log"
-      status=1
-    fi
-  done
-else
-  echo "compute-sanitizer not found: memcheck skipped" | tee "$out/sanitizer-missing.txt"
-fi
 
 step "GPU benchmarks (hwaro)"
 bench_json=()
@@ -82,9 +92,40 @@ done
 step "hwaro bench"
 timeout 180 build-gpu/bin/hwaro bench 2>&1 | tee "$out/hwaro-bench.txt" || { echo "hwaro bench failed"; status=1; }
 
-step "the same measurements through PyTorch"
-timeout 180 python3 scripts/torch_reference.py --out "$out/torch.json" 2>"$out/torch.log" ||
-  { echo "torch_reference.py failed:"; tail -10 "$out/torch.log"; }
+if skipped torch; then
+  echo "PyTorch measurements skipped (HWARO_GPU_CHECK_SKIP)"
+else
+  step "the same measurements through PyTorch"
+  # PyTorch brings its own libraries; the carried packages' must not shadow them.
+  timeout 180 env -u LD_LIBRARY_PATH python3 scripts/torch_reference.py --out "$out/torch.json" 2>"$out/torch.log" ||
+    { echo "torch_reference.py failed:"; tail -10 "$out/torch.log"; }
+fi
+
+sanitized=0
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+if skipped memcheck; then
+  echo "memcheck skipped (HWARO_GPU_CHECK_SKIP)"
+elif [ -n "$sanitizer" ]; then
+  step "compute-sanitizer memcheck, HWARO_CUDA_ALLOC=native, on the CUDA tests (in parallel)"
+  memchecked=()
+  for t in build-gpu/tests/test_cuda_* build-gpu/tests/test_pinned_memory; do
+    [ -x "$t" ] || continue
+    HWARO_CUDA_ALLOC=native timeout 150 "$sanitizer" --tool memcheck --error-exitcode 3 "$t" --gtest_brief=1 \
+      >"$out/sanitizer-$(basename "$t").log" 2>&1 &
+    memchecked+=("$!:$(basename "$t")")
+  done
+  for entry in "${memchecked[@]}"; do
+    if wait "${entry%%:*}"; then
+      sanitized=$((sanitized + 1))
+    else
+      echo "${entry#*:}: compute-sanitizer found errors (or timed out)"
+      tail -20 "$out/sanitizer-${entry#*:}.log"
+      status=1
+    fi
+  done
+else
+  echo "compute-sanitizer not found: memcheck skipped" | tee "$out/sanitizer-missing.txt"
+fi
 
 step "summary"
 printf '%-28s %s\n' "build" "ok" "tests" "$([ "$ctest_rc" -eq 0 ] && echo passed || echo FAILED)" \
@@ -93,4 +134,5 @@ printf '%-28s %s\n' "build" "ok" "tests" "$([ "$ctest_rc" -eq 0 ] && echo passed
   "sanitizer-clean binaries" "$sanitized"
 echo
 python3 scripts/gpu_table.py "$out/torch.json" "${bench_json[@]}" | tee "$out/table.txt"
+save_logs
 exit $status
