@@ -62,14 +62,16 @@ int main() {
   hw::optim::SGD optimizer(model->parameters(), {.lr = 0.1});
   model->to(device);
   std::cout << "after ->to(" << device << "):\n";
+  // A tensor's device always has an index (cuda:0), default_device() may not ("cuda": the
+  // current GPU), so compare the kind of device, as PyTorch users compare `p.device.type`.
   bool all_moved = true;
   for (const auto& [name, p] : model->named_parameters()) {
     std::cout << "  parameter " << name << " " << p.sizes() << " on " << p.device() << "\n";
-    all_moved = all_moved && p.device() == device;
+    all_moved = all_moved && p.device().type() == device.type();
   }
   for (const auto& [name, b] : model->named_buffers()) {
     std::cout << "  buffer    " << name << " " << b.sizes() << " on " << b.device() << "\n";
-    all_moved = all_moved && b.device() == device;
+    all_moved = all_moved && b.device().type() == device.type();
   }
 
   // One training step on a batch moved to the model's device.

@@ -82,11 +82,14 @@ int main() {
   print("num_workers=4", parallel);
 
   // The example's check: the workers made the epoch faster and the loop waited less for data.
+  // (On a fast GPU the step is so short that even four workers cannot keep up, so the *fraction*
+  // of time waited can rise while the time waited falls; the time is what is checked.)
   const double serial_wait = 100 * serial.stats.waited_fraction();
   const double parallel_wait = 100 * parallel.stats.waited_fraction();
-  if (!(parallel.seconds < serial.seconds && parallel_wait < serial_wait)) {
-    std::cout << "FAILED: 4 workers took " << parallel.seconds << " s (waited " << parallel_wait << "%), none took "
-              << serial.seconds << " s (waited " << serial_wait << "%)\n";
+  if (!(parallel.seconds < serial.seconds && parallel.stats.wait_seconds < serial.stats.wait_seconds)) {
+    std::cout << "FAILED: 4 workers took " << parallel.seconds << " s (waited " << parallel.stats.wait_seconds << " s, "
+              << parallel_wait << "%), none took " << serial.seconds << " s (waited " << serial.stats.wait_seconds << " s, "
+              << serial_wait << "%)\n";
     return 1;
   }
   std::cout << "workers helped: epoch " << parallel.seconds << " s instead of " << serial.seconds

@@ -182,9 +182,18 @@ TEST_F(DataParallelTest, OneDeviceIsATransparentWrapper) {
   EXPECT_EQ(values_of(as_module->forward(x)), values_of(mlp->forward(x)));
   EXPECT_EQ(as_module->state_dict().count("module.0.weight"), 1u);
   EXPECT_EQ(as_module->parameters().size(), mlp->parameters().size());
-  // Without GPUs the default device list is the module's own device.
-  nn::DataParallel by_default(mlp);
-  EXPECT_EQ(by_default->devices(), (std::vector<Device>{Device("cpu")}));
+  if (cuda::is_available()) {
+    // As PyTorch's: with GPUs the default is all of them, and the module must be on the first.
+    EXPECT_TRUE(throws_with<Error>([&] { nn::DataParallel dp(mlp); }, "the module must be on the first device, cuda:0"));
+    mlp->to(Device("cuda:0"));
+    nn::DataParallel by_default(mlp);
+    EXPECT_EQ(by_default->devices().size(), static_cast<std::size_t>(cuda::device_count()));
+    EXPECT_EQ(by_default->devices().front(), Device("cuda:0"));
+  } else {
+    // Without GPUs the default device list is the module's own device.
+    nn::DataParallel by_default(mlp);
+    EXPECT_EQ(by_default->devices(), (std::vector<Device>{Device("cpu")}));
+  }
 }
 
 TEST_F(DataParallelTest, BuildingReplicasLeavesTheDefaultGeneratorAlone) {
@@ -207,8 +216,9 @@ TEST_F(DataParallelTest, WrongUsesAreClearErrors) {
   nn::Sequential mlp = make_mlp();
   EXPECT_TRUE(throws_with<Error>([&] { nn::DataParallel(mlp, {test_device(1), Device("cpu")}); },
                                  "the module must be on the first device, test:1"));
-  EXPECT_TRUE(throws_with<Error>([&] { nn::DataParallel(mlp, {Device("cpu"), Device("cuda:0")}); },
-                                 "is not one of the 0 visible GPUs"));
+  const int gpus = cuda::device_count();
+  EXPECT_TRUE(throws_with<Error>([&] { nn::DataParallel(mlp, {Device("cpu"), Device(kCUDA, gpus)}); },
+                                 "is not one of the " + std::to_string(gpus) + " visible GPUs"));
   EXPECT_TRUE(throws_with<Error>(
       [&] { nn::DataParallel(mlp, {Device("cpu"), test_device(1)}, [] { return nn::Sequential(nn::Linear(6, 3)).ptr(); }); },
       "does not have the parameters and buffers of the wrapped Sequential"));

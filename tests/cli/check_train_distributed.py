@@ -21,7 +21,8 @@ mpiexec_flags = sys.argv[5:]
 shutil.rmtree(work, ignore_errors=True)
 data = os.path.join(work, "data")
 subprocess.run([sys.executable, fixture_script, data, "600", "200"], check=True)
-train = ["train", "--distributed", "--data", data, "--epochs", "1", "--batch-size", "16", "--workers", "1",
+# On the CPU (MPI), also where a GPU is present: two ranks, and a machine may have one GPU.
+train = ["train", "--distributed", "--device", "cpu", "--data", data, "--epochs", "1", "--batch-size", "16", "--workers", "1",
          "--progress", "lines", "--seed", "7"]
 
 

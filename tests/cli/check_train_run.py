@@ -7,6 +7,7 @@
 2. Ctrl-C: a run sent SIGINT mid-epoch exits with 130 and says where the checkpoint is; resumed with
    --resume it ends with the same test loss and accuracy as a run that was never interrupted.
 3. Bad flags are refused with a message naming the flag.
+4. Without --device the run is on the GPU where one is available, else on the CPU.
 Usage: check_train_run.py HWARO_BINARY FIXTURE_SCRIPT WORK_DIR
 """
 import json
@@ -22,7 +23,9 @@ hwaro, fixture_script, work = sys.argv[1], sys.argv[2], sys.argv[3]
 shutil.rmtree(work, ignore_errors=True)
 data = os.path.join(work, "data")
 subprocess.run([sys.executable, fixture_script, data, "600", "200"], check=True)
-common = ["train", "--data", data, "--threads", "1", "--progress", "lines", "--seed", "7"]
+# The checks of equal losses (DataParallel, resume) are made on the CPU, where runs are reproducible;
+# the choice of --device auto is checked on its own (4.).
+common = ["train", "--data", data, "--device", "cpu", "--threads", "1", "--progress", "lines", "--seed", "7"]
 
 
 def fail(message):
@@ -111,6 +114,15 @@ for args, needle in ((["--device", "gpu"], "--device"), (["--optimizer", "rmspro
 r = run(["train", "--data", os.path.join(work, "nowhere")])
 if r.returncode == 0 or "fetch-data.sh" not in r.stderr:
     fail("a missing data set should point to scripts/fetch-data.sh: %r" % r.stderr)
+
+# 4. --device auto (the default) is the guide's pattern: the GPU where `hwaro info` sees one, else the CPU.
+info = json.loads(run(["info", "--json"]).stdout)
+expected_device = "cuda" if info["cuda"]["available"] else "cpu"
+out4 = os.path.join(work, "run_auto")
+auto_args = [a for a in common if a not in ("--device", "cpu")]
+r = run(auto_args + ["--epochs", "1", "--batch-size", "64", "--out", out4])
+if r.returncode != 0 or metrics(out4)[0]["device"] != expected_device:
+    fail("--device auto should train on %s: exit %d, %s" % (expected_device, r.returncode, r.stdout + r.stderr))
 
 print("train run checks passed: final test accuracy %.1f%%, resume matches the uninterrupted run"
       % (100 * records[-1]["test_accuracy"]))

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 
+#include "blas_core_check.h"
 #include "bench_report.h"
 #include "bench_workloads.h"
 #include "commands.h"
@@ -59,6 +60,7 @@ BenchReport run_bench(const BenchOptions& options) {
   report.date_utc = utc_now();
   const hw::HostInfo host = hw::host_info();
   report.cpu_model = host.cpu_model;
+  report.blas_note = blas_core_warning_here();
   report.logical_cores = host.logical_cores;
   report.threads = hw::get_num_threads();
   report.quick = options.quick;

@@ -66,6 +66,7 @@ std::string format_table(const BenchReport& report) {
   out << "hwaro bench, " << report.date_utc << (report.quick ? " (--quick: few runs, small sizes)" : "") << "\n";
   out << "CPU: " << report.cpu_model << ", " << report.logical_cores << " logical cores, hwaro uses " << report.threads
       << " threads\n";
+  if (!report.blas_note.empty()) out << report.blas_note << "\n";
   for (const auto& d : report.devices) {
     out << "  " << d.device << " (" << d.name << ") float32 peak: "
         << (d.peak.gflops ? readable(*d.peak.gflops) + " GFLOP/s, " + d.peak.how : d.peak.how) << "\n";

@@ -44,6 +44,7 @@ struct BenchReport {
   std::string cpu_model;
   int logical_cores = 0;
   int threads = 0;       // threads hwaro's CPU ops use
+  std::string blas_note;  // blas_core_check.h: OpenBLAS on kernels older than the CPU ("" if not)
   bool quick = false;
   // The 1-minute load average before and after the runs (Linux), to tell a quiet machine's
   // figures from a busy one's: with more runnable threads than cores, every wall-clock time

@@ -30,12 +30,19 @@ DistributedRun start_distributed(const TrainOptions& options) {
         "PMIX_RANK is set); start one process per rank with it, e.g. `mpirun -np 2 hwaro train --distributed`, "
         "or leave --distributed out to train in one process");
   }
+  const bool on_gpu = options.device == "auto" ? hw::cuda::is_available() : hw::Device(options.device).is_cuda();
+  if (on_gpu && options.device != "auto" && hw::Device(options.device).has_index()) {
+    throw hw::Error("--distributed --device " + options.device +
+                    ": each rank trains on the GPU of its local rank (rank 0 of a machine on cuda:0, and so on); "
+                    "pass --device cuda, or --device auto");
+  }
   const int budget = options.threads > 0 ? options.threads : hw::get_num_threads();
-  hw::distributed::init_process_group("mpi");
+  hw::distributed::init_process_group(on_gpu ? "nccl" : "mpi");
   DistributedRun run{.active = true,
                      .rank = hw::distributed::get_rank(),
                      .world = hw::distributed::get_world_size(),
-                     .threads = 0};
+                     .threads = 0,
+                     .device = on_gpu ? hw::Device(hw::kCUDA, hw::distributed::get_local_rank()) : hw::Device("cpu")};
   run.threads = std::max(1, budget / run.world);
   hw::set_num_threads(run.threads);
   return run;
@@ -52,7 +59,11 @@ std::shared_ptr<hw::data::Dataset> test_shard(const std::shared_ptr<hw::data::Da
 }
 
 void sum_over_ranks(hw::Tensor& values, const DistributedRun& run) {
-  if (run.active) hw::distributed::all_reduce(values, hw::distributed::ReduceOp::Sum);
+  if (!run.active) return;
+  // NCCL reduces GPU tensors only: the few sums travel through the rank's GPU and back.
+  hw::Tensor on_device = values.to(run.device);
+  hw::distributed::all_reduce(on_device, hw::distributed::ReduceOp::Sum);
+  values = on_device.to(hw::Device("cpu"));
 }
 
 std::string parameter_digest(const hw::nn::Module& model) {

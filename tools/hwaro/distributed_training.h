@@ -15,11 +15,14 @@ struct DistributedRun {
   bool active = false;  // --distributed given
   int rank = 0, world = 1;
   int threads = 0;      // op threads of this rank
+  hwaro::Device device = hwaro::Device("cpu");  // where this rank trains
 };
 
 // Checks that an MPI launcher started this process (a clear error otherwise, with the command
-// to run), initialises the MPI process group and gives this rank its share of the threads:
-// --threads (0: every core) divided by the number of ranks, at least one.
+// to run) and initialises the process group: NCCL where the rank trains on a GPU (--device auto
+// on a machine with one, or --device cuda), each rank on the GPU of its local rank as PyTorch's
+// DDP does; MPI on the CPU. Gives this rank its share of the threads: --threads (0: every core)
+// divided by the number of ranks, at least one.
 DistributedRun start_distributed(const TrainOptions& options);
 
 // The samples of `test` this rank evaluates: every world-th from its rank, not padded, so that the

@@ -4,6 +4,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "blas_core_check.h"
 #include "commands.h"
 #include "hwaro/hwaro.h"
 
@@ -33,6 +34,7 @@ nlohmann::json info_as_json() {
                 {"devices", devices}}},
       {"cpu", {{"model", host.cpu_model}, {"logical_cores", host.logical_cores}, {"threads", hw::get_num_threads()}}},
       {"blas", build.blas},
+      {"blas_note", blas_core_warning_here()},
       {"default_device", hw::default_device().str()},
       {"build", {{"type", build.build_type},
                  {"compiler", build.compiler},
@@ -62,7 +64,9 @@ void print_info() {
   std::cout << "default device: " << hw::default_device() << "\n\n";
   std::cout << "CPU: " << host.cpu_model << ", " << host.logical_cores << " logical cores, hwaro uses "
             << hw::get_num_threads() << " threads\n";
-  std::cout << "BLAS: " << build.blas << "\n\n";
+  std::cout << "BLAS: " << build.blas << "\n";
+  if (const std::string note = blas_core_warning_here(); !note.empty()) std::cout << note << "\n";
+  std::cout << "\n";
   std::cout << "build: " << build.build_type << ", " << build.compiler << "\n";
   if (build.cuda_built) {
     std::cout << "  CUDA backend: on (CUDA " << build.cuda_version << ", cuBLAS " << build.cublas_version

@@ -130,12 +130,8 @@ int run_training(const TrainOptions& options, std::ostream& every_rank_out) {
   std::ostream silent(nullptr);  // what ranks other than 0 print to: nothing
   std::ostream& out = dist.rank == 0 ? every_rank_out : silent;
   const bool writes_files = dist.rank == 0;
-  // The MPI process group takes CPU tensors; this command does not drive the NCCL backend yet.
-  const hw::Device device = resolve_device(dist.active && options.device == "auto" ? "cpu" : options.device);
-  if (dist.active && device.type() != hw::DeviceType::CPU) {
-    throw hw::Error("--distributed trains on the CPU over MPI (`hwaro train` does not use NCCL yet), not on " +
-                    device.str() + "; pass --device cpu or leave --device out");
-  }
+  // Under --distributed the process group chose the device: the rank's GPU (NCCL) or the CPU (MPI).
+  const hw::Device device = dist.active ? dist.device : resolve_device(options.device);
   const TrainingData data = load_training_data(options.data);
   const std::string checkpoint_path = or_default(options.checkpoint, options.out_dir, "checkpoint.safetensors");
   const std::string metrics_path = or_default(options.metrics, options.out_dir, "metrics.jsonl");
