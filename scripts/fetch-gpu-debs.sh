@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(pkg-config pkgconf pkgconf-bin libpkgconf3
           libopenblas-dev libopenblas-pthread-dev libopenblas0 libopenblas0-pthread libgfortran5 libquadmath0
+          libdnnl-dev libdnnl2 ocl-icd-libopencl1
           libgtest-dev libgmock-dev libbenchmark-dev libbenchmark1debian libcli11-dev nlohmann-json3-dev zlib1g-dev)
 rm -rf .gpu-debs
 mkdir -p .gpu-debs

@@ -107,6 +107,48 @@ TEST(Conv2d, GradientsMatchFiniteDifferences) {
   }
 }
 
+// float32 on the CPU takes the direct convolution (oneDNN, where the build found it), float64 the
+// im2col path whose gradients gradcheck verifies above: both directions' gradients must agree,
+// over the whole case list, for uneven slices of the batch (n = 3, 1) and with one and two threads.
+TEST(Conv2d, Float32GradientsMatchTheFloat64Ones) {
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const int threads = hw::get_num_threads();
+  for (int t : {1, 2}) {
+    hw::set_num_threads(t);
+    for (const ConvCase& c : conv_cases()) {
+      SCOPED_TRACE(::testing::Message() << t << " threads, x [" << c.n << "," << c.c << "," << c.h << "," << c.w
+                                        << "], kernel " << c.g.kh << "x" << c.g.kw << ", groups " << c.groups);
+      const Tensor x64 = hw::test::random_tensor({c.n, c.c, c.h, c.w}, hw::kFloat64, rng);
+      const Tensor w64 = hw::test::random_tensor({c.o, c.c / c.groups, c.g.kh, c.g.kw}, hw::kFloat64, rng);
+      const Tensor b64 = c.bias ? hw::test::random_tensor({c.o}, hw::kFloat64, rng) : Tensor();
+      const Tensor probe = hw::test::random_tensor(
+          {c.n, c.o, c.g.out_h(c.h), c.g.out_w(c.w)}, hw::kFloat64, rng);  // the loss is sum(probe * y)
+      std::vector<std::vector<double>> grads[2];
+      for (hw::DType dt : {hw::kFloat64, hw::kFloat32}) {
+        Tensor x = x64.to(dt).detach(), w = w64.to(dt).detach(), b = c.bias ? b64.to(dt).detach() : Tensor();
+        for (Tensor* v : {&x, &w, &b}) {
+          if (v->defined()) v->set_requires_grad(true);
+        }
+        const Tensor y = F::conv2d(x, w, b, {c.g.sh, c.g.sw}, {c.g.ph, c.g.pw}, {c.g.dh, c.g.dw}, c.groups);
+        (y * probe.to(dt)).sum().backward();
+        auto& out = grads[dt == hw::kFloat32 ? 1 : 0];
+        for (const Tensor* v : {&x, &w, &b}) {
+          if (v->defined()) out.push_back(hw::test::values_of(v->grad()));
+        }
+      }
+      ASSERT_EQ(grads[0].size(), grads[1].size());
+      const double scale = std::sqrt(static_cast<double>(c.o * c.g.kh * c.g.kw + c.n * c.g.out_h(c.h) * c.g.out_w(c.w)));
+      for (std::size_t i = 0; i < grads[0].size(); ++i) {
+        EXPECT_TRUE(hw::test::all_close(grads[1][i], grads[0][i], 1e-5 * scale, 1e-5 * scale))
+            << "gradient " << i << " (input, weight, bias)";
+      }
+    }
+  }
+  hw::set_num_threads(threads);
+}
+
 // col2im is im2col's adjoint: <im2col(x), y> == <x, col2im(y)> for any x and y.
 TEST(Im2col, Col2imIsItsAdjoint) {
   std::mt19937_64 rng(hw::test::fresh_seed());

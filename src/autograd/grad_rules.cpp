@@ -24,7 +24,8 @@ GradRule rule_for(ops::GradOp kind) {
     case K::Addmm: return linalg_rule(kind);
     case K::Im2col:
     case K::Col2im:
-    case K::MaxPool2d: return window_rule(kind);
+    case K::MaxPool2d:
+    case K::Conv2d: return window_rule(kind);
     default: return shape_rule(kind);
   }
 }

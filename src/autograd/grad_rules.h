@@ -9,7 +9,7 @@ GradRule elementwise_rule(ops::GradOp kind);  // Unary, Binary, Where, MaskedFil
 GradRule reduction_rule(ops::GradOp kind);    // Sum, Extremum, Softmax, LogSoftmax
 GradRule linalg_rule(ops::GradOp kind);       // Mm, Bmm, Addmm
 GradRule shape_rule(ops::GradOp kind);        // views, Cat, Convert, indexing
-GradRule window_rule(ops::GradOp kind);       // Im2col, Col2im, MaxPool2d
+GradRule window_rule(ops::GradOp kind);       // Im2col, Col2im, MaxPool2d, Conv2d
 GradRule rule_for(ops::GradOp kind);
 
 // The gradient of a broadcast result summed back to an input's shape.

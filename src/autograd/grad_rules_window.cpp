@@ -1,8 +1,10 @@
 // Gradient rules of the 2-D window primitives: im2col and col2im are each other's adjoint, and
 // max pooling sends each output's gradient to the element that won its window (a scatter-add,
-// since overlapping windows may share a winner).
+// since overlapping windows may share a winner). The direct convolution's gradients are its
+// backend's two backward kernels, run only for the inputs that need them.
 #include "autograd/grad_rules.h"
 #include "hwaro/ops.h"
+#include "ops/convolution.h"
 #include "ops/windows.h"
 
 namespace hwaro::autograd {
@@ -22,12 +24,28 @@ std::vector<Tensor> max_pool2d_rule(const SavedCall& c, const Tensor& g) {
   return {grad_planes.scatter_add(1, flat_index, g.reshape({planes, -1})).reshape(x.sizes())};
 }
 
+// inputs x, weight[, bias]; the kernels write fresh tensors, so nothing is recorded for them.
+std::vector<Tensor> conv2d_rule(const SavedCall& c, const Tensor& g) {
+  const Tensor& x = c.input(0);
+  const Tensor& weight = c.input(1);
+  const bool bias_needs_grad = c.inputs.size() == 3 && c.needs_grad[2];
+  std::vector<Tensor> grads(c.inputs.size());
+  if (c.needs_grad[0]) grads[0] = ops::conv2d_backward_input(g, weight, x.sizes(), c.ints);
+  if (c.needs_grad[1] || bias_needs_grad) {
+    ops::ConvWeightGrads w = ops::conv2d_backward_weight(x, g, weight.sizes(), bias_needs_grad, c.ints);
+    if (c.needs_grad[1]) grads[1] = std::move(w.weight);
+    if (bias_needs_grad) grads[2] = std::move(w.bias);
+  }
+  return grads;
+}
+
 }  // namespace
 
 GradRule window_rule(ops::GradOp kind) {
   switch (kind) {
     case ops::GradOp::Im2col: return im2col_rule;
     case ops::GradOp::Col2im: return col2im_rule;
+    case ops::GradOp::Conv2d: return conv2d_rule;
     default: return max_pool2d_rule;
   }
 }

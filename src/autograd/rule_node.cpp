@@ -36,6 +36,7 @@ const char* kind_name(ops::GradOp kind) {
     case ops::GradOp::Im2col: return "Im2col";
     case ops::GradOp::Col2im: return "Col2im";
     case ops::GradOp::MaxPool2d: return "MaxPool2d";
+    case ops::GradOp::Conv2d: return "Conv2d";
   }
   return "Unknown";
 }

@@ -46,7 +46,11 @@ namespace hwaro {
   /* 2-D windows: ints = kh, kw, sh, sw, ph, pw, dh, dw (kernels/window2d.h) */                  \
   X(Im2col)         /* cols [N, C*kh*kw, oh*ow] (last stride 1), x [N, C, H, W] contiguous */     \
   X(Col2im)         /* x [N, C, H, W] contiguous, cols [N, C*kh*kw, oh*ow] (last stride 1): x = sum of cols */ \
-  X(MaxPool2d)      /* out [N, C, oh, ow], indices (int64, into H*W), x [N, C, H, W]; all contiguous */
+  X(MaxPool2d)      /* out [N, C, oh, ow], indices (int64, into H*W), x [N, C, H, W]; all contiguous */ \
+  /* direct convolution (ops/convolution.h): ints = sh, sw, ph, pw, dh, dw, groups; all contiguous */ \
+  X(Conv2d)               /* out [N, O, oh, ow], x [N, C, H, W], weight [O, C/g, kh, kw], bias [O] (null: none) */ \
+  X(Conv2dBackwardInput)  /* grad_x [N, C, H, W], grad_out [N, O, oh, ow], weight */ \
+  X(Conv2dBackwardWeight) /* grad_weight, grad_bias [O] (null: none), x, grad_out */
 
 enum class OpId : std::int16_t {
 #define HWARO_OP_ENUM(name) name,

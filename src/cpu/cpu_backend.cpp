@@ -29,6 +29,7 @@ class CpuBackend final : public Backend {
     register_random_kernels(table_);
     register_optimizer_kernels(table_);
     register_window_kernels(table_);
+    register_conv_kernels(table_);
   }
 
   DeviceType type() const override { return DeviceType::CPU; }

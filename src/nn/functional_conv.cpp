@@ -4,12 +4,15 @@
 //
 // conv2d is im2col and one GEMM over the whole batch: im2col's columns are laid out as a
 // [C*kh*kw, N*L] matrix, so weight [out, C*kh*kw] @ columns is one OpenBLAS (CPU) or cuBLAS
-// (CUDA) call per group, not one per image. cuDNN is the planned GPU path (not done yet).
+// (CUDA) call per group, not one per image. Where the input's backend has a direct convolution
+// (oneDNN on the CPU for float32, ops/convolution.h) that runs instead, forward and backward;
+// LibTorch takes the same oneDNN path on the CPU. cuDNN is the planned GPU path (not done yet).
 #include <algorithm>
 #include <vector>
 
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
+#include "ops/convolution.h"
 
 namespace hwaro::nn::functional {
 namespace {
@@ -45,6 +48,7 @@ Tensor conv2d_batch(const Tensor& x, const Tensor& weight, const Tensor& bias, I
                 bias.sizes());
     HWARO_CHECK(bias.dtype() == x.dtype(), "conv2d: input has dtype ", x.dtype(), " but bias has ", bias.dtype());
   }
+  if (ops::has_direct_conv2d(x)) return ops::conv2d_direct(x, weight, bias, stride, padding, dilation, groups);
   const std::int64_t kh = weight.size(2), kw = weight.size(3);
   const Tensor cols = im2col(x, {kh, kw}, dilation, padding, stride);  // [N, C*kh*kw, L], stored [C*kh*kw, N, L]
   const std::int64_t taps = cols.size(1), l = cols.size(2);

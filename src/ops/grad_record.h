@@ -41,6 +41,7 @@ enum class GradOp : std::uint8_t {
   Im2col,       // inputs x; ints: kh, kw, sh, sw, ph, pw, dh, dw, H, W
   Col2im,       // inputs cols; ints as Im2col's
   MaxPool2d,    // inputs x; saved: indices (int64 into H*W, the values' shape)
+  Conv2d,       // inputs x, weight[, bias]; ints: sh, sw, ph, pw, dh, dw, groups (ops/convolution.h)
 };
 
 struct GradCall {
