@@ -23,6 +23,7 @@ struct PoolCase {
 std::vector<PoolCase> max_cases() {
   return {
       {2, 3, 8, 8, {2, 2, 2, 2}},              // the CNN's pool
+      {1, 2, 7, 9, {2, 2, 2, 2}},              // the same on odd sizes: the last row and column are left out
       {1, 1, 7, 9, {3, 2, 2, 1}},              // non-square, batch 1, overlapping rows
       {2, 2, 9, 8, {3, 3, 2, 2, 1, 1}},        // padding 1
       {2, 2, 10, 10, {3, 2, 1, 2, 1, 1, 2, 3}},  // dilation

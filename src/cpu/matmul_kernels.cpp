@@ -6,7 +6,9 @@
 
 #include <algorithm>
 
+#include "cpu/blas_threads.h"
 #include "cpu/kernel_families.h"
+#include "cpu/thread_pool.h"
 #include "hwaro/errors.h"
 
 namespace hwaro::cpu {
@@ -39,6 +41,28 @@ template <typename T> void gemm(const GemmOperand& a, const GemmOperand& b, int 
   }
 }
 
+// Products below this many multiply-adds (about 30 us on one core) run on the calling thread
+// alone. OpenBLAS would split them over its own threads, which then spin (sched_yield) for a
+// long while after each call, on the cores hwaro's pool and oneDNN need next: in a CNN step on
+// 2 cores that spinning took 18% of the CPU time and made the step 13% slower.
+constexpr std::int64_t kThreadedGemmMacs = std::int64_t{1} << 22;
+
+// OpenBLAS on one thread while it lives, then back to hwaro's thread count.
+class SingleThreadedBlas {
+ public:
+  explicit SingleThreadedBlas(bool active) : active_(active && get_num_threads() > 1) {
+    if (active_) set_blas_threads(1);
+  }
+  ~SingleThreadedBlas() {
+    if (active_) set_blas_threads(get_num_threads());
+  }
+  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
+
+ private:
+  bool active_;
+};
+
 template <typename T> struct MatmulKernel {
   static void run(const KernelArgs& args) {
     const TensorView& out = args[0];
@@ -56,6 +80,7 @@ template <typename T> struct MatmulKernel {
     HWARO_CHECK(m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX, "matmul: dimensions beyond 2^31 are not supported");
     const GemmOperand ga = operand(m, k, a.strides[1], a.strides[2]);
     const GemmOperand gb = operand(k, n, b.strides[1], b.strides[2]);
+    const SingleThreadedBlas small(m * n * k < kThreadedGemmMacs);
     for (std::int64_t i = 0; i < batch; ++i) {
       gemm<T>(ga, gb, static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), alpha,
               a.ptr<T>() + i * a.strides[0], b.ptr<T>() + i * b.strides[0], beta, pc + i * m * n);

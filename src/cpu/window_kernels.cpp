@@ -142,6 +142,35 @@ void max_pool_plane_inside(const T* plane, std::int64_t w, std::int64_t oh, std:
   }
 }
 
+// MaxPool2d(2), the CNN's pooling (kernel 2x2, stride 2, no padding or dilation): each output
+// reads a 2x2 block of two input rows, its four taps in (ki, kj) order with the rule above, the
+// running maximum in registers instead of scratch rows.
+template <typename T>
+void max_pool_plane_2x2(const T* plane, std::int64_t w, std::int64_t oh, std::int64_t ow, T* values,
+                        std::int64_t* where) {
+  using Acc = kernels::compute_t<T>;
+  for (std::int64_t i = 0; i < oh; ++i) {
+    const std::int64_t row0 = 2 * i * w;
+    const T* top = plane + row0;
+    const T* bottom = top + w;
+    for (std::int64_t j = 0; j < ow; ++j) {
+      Acc best = static_cast<Acc>(top[2 * j]);
+      std::int64_t best_index = row0 + 2 * j;
+      const auto tap = [&](T value, std::int64_t index) {
+        const Acc v = static_cast<Acc>(value);
+        const bool take = (best == best) & ((v > best) | (v != v));  // best stays once a NaN
+        best = select_bits(take, v, best);
+        best_index = select_bits(take, index, best_index);
+      };
+      tap(top[2 * j + 1], row0 + 2 * j + 1);
+      tap(bottom[2 * j], row0 + w + 2 * j);
+      tap(bottom[2 * j + 1], row0 + w + 2 * j + 1);
+      values[i * ow + j] = kernels::cast_value<T>(best);
+      where[i * ow + j] = best_index;
+    }
+  }
+}
+
 // tensors: out [N, C, oh, ow], indices int64 [N, C, oh, ow], x [N, C, H, W]; all contiguous.
 template <typename T> struct MaxPool2dKernel {
   static void run(const KernelArgs& args) {
@@ -158,11 +187,16 @@ template <typename T> struct MaxPool2dKernel {
     // Without padding or dilation every tap lies inside the input (the output size guarantees it),
     // so the common MaxPool2d(k) skips window_max's bounds checks; same tap order, same NaN rule.
     const bool all_taps_inside = g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1;
+    const bool two_by_two = all_taps_inside && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2;
     parallel_for(0, planes, grain_for(oh * ow * g.kh * g.kw), [&](std::int64_t begin, std::int64_t end) {
       std::vector<Acc> best_row(all_taps_inside ? static_cast<std::size_t>(ow) : 0);
       std::vector<std::int64_t> best_index_row(best_row.size());
       for (std::int64_t p = begin; p < end; ++p) {
         const T* plane = in + p * h * w;
+        if (two_by_two) {
+          max_pool_plane_2x2(plane, w, oh, ow, values + p * oh * ow, where + p * oh * ow);
+          continue;
+        }
         if (all_taps_inside) {
           max_pool_plane_inside(plane, w, oh, ow, g, values + p * oh * ow, where + p * oh * ow, best_row.data(),
                                 best_index_row.data());
