@@ -143,30 +143,34 @@ void max_pool_plane_inside(const T* plane, std::int64_t w, std::int64_t oh, std:
 }
 
 // MaxPool2d(2), the CNN's pooling (kernel 2x2, stride 2, no padding or dilation): each output
-// reads a 2x2 block of two input rows, its four taps in (ki, kj) order with the rule above, the
-// running maximum in registers instead of scratch rows.
+// reads a 2x2 block of two input rows, its four taps in (ki, kj) order with the rule above. The
+// winner is kept as a 32-bit tap number (0..3) beside a 32-bit float maximum, so that the loop
+// over a row vectorises with lanes of one width; the int64 indices are made from it afterwards.
+// `tap` is a scratch row of ow elements.
 template <typename T>
 void max_pool_plane_2x2(const T* plane, std::int64_t w, std::int64_t oh, std::int64_t ow, T* values,
-                        std::int64_t* where) {
+                        std::int64_t* where, std::int32_t* tap) {
   using Acc = kernels::compute_t<T>;
   for (std::int64_t i = 0; i < oh; ++i) {
-    const std::int64_t row0 = 2 * i * w;
-    const T* top = plane + row0;
+    const T* top = plane + 2 * i * w;
     const T* bottom = top + w;
+    T* row_values = values + i * ow;
     for (std::int64_t j = 0; j < ow; ++j) {
       Acc best = static_cast<Acc>(top[2 * j]);
-      std::int64_t best_index = row0 + 2 * j;
-      const auto tap = [&](T value, std::int64_t index) {
-        const Acc v = static_cast<Acc>(value);
-        const bool take = (best == best) & ((v > best) | (v != v));  // best stays once a NaN
-        best = select_bits(take, v, best);
-        best_index = select_bits(take, index, best_index);
-      };
-      tap(top[2 * j + 1], row0 + 2 * j + 1);
-      tap(bottom[2 * j], row0 + w + 2 * j);
-      tap(bottom[2 * j + 1], row0 + w + 2 * j + 1);
-      values[i * ow + j] = kernels::cast_value<T>(best);
-      where[i * ow + j] = best_index;
+      std::int32_t winner = 0;
+      const Acc taps[3] = {static_cast<Acc>(top[2 * j + 1]), static_cast<Acc>(bottom[2 * j]),
+                           static_cast<Acc>(bottom[2 * j + 1])};
+      for (std::int32_t t = 0; t < 3; ++t) {
+        const bool take = (best == best) & ((taps[t] > best) | (taps[t] != taps[t]));  // best stays once a NaN
+        best = select_bits(take, taps[t], best);
+        winner = select_bits(take, t + 1, winner);
+      }
+      row_values[j] = kernels::cast_value<T>(best);
+      tap[j] = winner;
+    }
+    const std::int64_t row0 = 2 * i * w;
+    for (std::int64_t j = 0; j < ow; ++j) {
+      where[i * ow + j] = row0 + 2 * j + (tap[j] & 1) + (tap[j] >> 1) * w;
     }
   }
 }
@@ -189,12 +193,13 @@ template <typename T> struct MaxPool2dKernel {
     const bool all_taps_inside = g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1;
     const bool two_by_two = all_taps_inside && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2;
     parallel_for(0, planes, grain_for(oh * ow * g.kh * g.kw), [&](std::int64_t begin, std::int64_t end) {
-      std::vector<Acc> best_row(all_taps_inside ? static_cast<std::size_t>(ow) : 0);
+      std::vector<Acc> best_row(all_taps_inside && !two_by_two ? static_cast<std::size_t>(ow) : 0);
       std::vector<std::int64_t> best_index_row(best_row.size());
+      std::vector<std::int32_t> tap_row(two_by_two ? static_cast<std::size_t>(ow) : 0);
       for (std::int64_t p = begin; p < end; ++p) {
         const T* plane = in + p * h * w;
         if (two_by_two) {
-          max_pool_plane_2x2(plane, w, oh, ow, values + p * oh * ow, where + p * oh * ow);
+          max_pool_plane_2x2(plane, w, oh, ow, values + p * oh * ow, where + p * oh * ow, tap_row.data());
           continue;
         }
         if (all_taps_inside) {
