@@ -21,20 +21,23 @@ namespace hwaro_cli {
 namespace {
 
 #ifdef HWARO_BENCH_X86
-// 16 independent accumulators: more than FMA latency (4 cycles) x FMA ports (2), so the chains
-// never wait on each other and the loop is bound by FMA throughput alone. a*x+b with a just
-// under 1 converges to b/(1-a): no overflow, no denormals.
-constexpr int kChains = 16;
+// Independent accumulators, at least FMA latency (4-5 cycles) x FMA ports (2), so the chains
+// never wait on each other and the loop is bound by FMA throughput alone; and few enough to stay
+// in registers with the two constants: 16 of AVX-512's 32, 12 of AVX2's 16 (16 AVX2 chains spill
+// to the stack, which measured a Zen core at two thirds of its peak, below what OpenBLAS reaches).
+// a*x+b with a just under 1 converges to b/(1-a): no overflow, no denormals.
+constexpr int kChainsAvx512 = 16;
+constexpr int kChainsAvx2 = 12;
 constexpr long kItersPerCall = 1 << 18;
 
 __attribute__((target("avx512f"))) float fma_loop_avx512(long iterations) {
-  __m512 acc[kChains];
-  for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_ps(static_cast<float>(c));
+  __m512 acc[kChainsAvx512];
+  for (int c = 0; c < kChainsAvx512; ++c) acc[c] = _mm512_set1_ps(static_cast<float>(c));
   const __m512 a = _mm512_set1_ps(0.999999f), b = _mm512_set1_ps(1e-6f);
   for (long i = 0; i < iterations; ++i) {
-    for (int c = 0; c < kChains; ++c) acc[c] = _mm512_fmadd_ps(acc[c], a, b);
+    for (int c = 0; c < kChainsAvx512; ++c) acc[c] = _mm512_fmadd_ps(acc[c], a, b);
   }
-  for (int c = 1; c < kChains; ++c) acc[0] = _mm512_add_ps(acc[0], acc[c]);
+  for (int c = 1; c < kChainsAvx512; ++c) acc[0] = _mm512_add_ps(acc[0], acc[c]);
   alignas(64) float lanes[16];
   _mm512_store_ps(lanes, acc[0]);
   float sum = 0;
@@ -43,13 +46,13 @@ __attribute__((target("avx512f"))) float fma_loop_avx512(long iterations) {
 }
 
 __attribute__((target("avx2,fma"))) float fma_loop_avx2(long iterations) {
-  __m256 acc[kChains];
-  for (int c = 0; c < kChains; ++c) acc[c] = _mm256_set1_ps(static_cast<float>(c));
+  __m256 acc[kChainsAvx2];
+  for (int c = 0; c < kChainsAvx2; ++c) acc[c] = _mm256_set1_ps(static_cast<float>(c));
   const __m256 a = _mm256_set1_ps(0.999999f), b = _mm256_set1_ps(1e-6f);
   for (long i = 0; i < iterations; ++i) {
-    for (int c = 0; c < kChains; ++c) acc[c] = _mm256_fmadd_ps(acc[c], a, b);
+    for (int c = 0; c < kChainsAvx2; ++c) acc[c] = _mm256_fmadd_ps(acc[c], a, b);
   }
-  for (int c = 1; c < kChains; ++c) acc[0] = _mm256_add_ps(acc[0], acc[c]);
+  for (int c = 1; c < kChainsAvx2; ++c) acc[0] = _mm256_add_ps(acc[0], acc[c]);
   alignas(32) float lanes[8];
   _mm256_store_ps(lanes, acc[0]);
   float sum = 0;
@@ -65,8 +68,9 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// GFLOP/s of `threads` threads each running `loop` for about `cpu_seconds` of CPU time, started together.
-double measure_threads(int threads, float (*loop)(long), int lanes, double cpu_seconds) {
+// GFLOP/s of `threads` threads each running `loop` (`chains` accumulators of `lanes` floats) for about
+// `cpu_seconds` of CPU time, started together.
+double measure_threads(int threads, float (*loop)(long), int lanes, int chains, double cpu_seconds) {
   std::atomic<int> ready{0};
   std::atomic<bool> go{false};
   std::vector<double> flops(static_cast<std::size_t>(threads), 0.0);
@@ -87,7 +91,7 @@ double measure_threads(int threads, float (*loop)(long), int lanes, double cpu_s
         elapsed = thread_cpu_seconds() - start;
       }
       sink = result;
-      flops[static_cast<std::size_t>(t)] = static_cast<double>(calls) * kItersPerCall * kChains * lanes * 2.0;
+      flops[static_cast<std::size_t>(t)] = static_cast<double>(calls) * kItersPerCall * chains * lanes * 2.0;
       seconds[static_cast<std::size_t>(t)] = elapsed;
     });
   }
@@ -123,8 +127,8 @@ PeakEstimate cpu_peak(int threads, int trials, double seconds_per_trial) {
     }
   };
   for (int trial = 0; trial < trials; ++trial) {
-    if (avx512) keep_faster(measure_threads(threads, fma_loop_avx512, 16, seconds_per_trial), "AVX-512");
-    if (avx2) keep_faster(measure_threads(threads, fma_loop_avx2, 8, seconds_per_trial), "AVX2");
+    if (avx512) keep_faster(measure_threads(threads, fma_loop_avx512, 16, kChainsAvx512, seconds_per_trial), "AVX-512");
+    if (avx2) keep_faster(measure_threads(threads, fma_loop_avx2, 8, kChainsAvx2, seconds_per_trial), "AVX2");
   }
   std::ostringstream how;
   how << "measured: " << threads << " thread(s) of " << isa << " FMA chains at once (the faster of "
