@@ -5,6 +5,7 @@
 // bucket is launched waits for all of them and writes the averages back into .grad().
 #include "hwaro/nn/distributed_data_parallel.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "autograd/accumulate_grad.h"
@@ -22,7 +23,8 @@ struct DistributedDataParallelImpl::Reducer {
     std::vector<std::string> names;
     std::vector<bool> ready;
     std::size_t ready_count = 0;
-    Tensor flat;  // the gradients, concatenated, while their all-reduce runs
+    Tensor flat;  // the gradients, concatenated: kept from step to step (a fresh buffer of this size
+                  // is a fresh malloc whose pages fault in on every step)
     std::shared_ptr<dist::Work> work;
   };
   std::vector<Bucket> buckets;
@@ -38,6 +40,9 @@ struct DistributedDataParallelImpl::Reducer {
                 "last backward of an accumulation");
     bucket.ready[slot] = true;
     ++bucket.ready_count;
+    // MPI moves a non-blocking collective forward only inside MPI calls: test the buckets in
+    // flight at every gradient, so their all-reduces advance while backward computes.
+    for (std::size_t i = 0; i < next_to_launch; ++i) buckets[i].work->is_completed();
     while (next_to_launch < buckets.size() && buckets[next_to_launch].ready_count == buckets[next_to_launch].params.size()) {
       launch(buckets[next_to_launch++]);
     }
@@ -45,9 +50,18 @@ struct DistributedDataParallelImpl::Reducer {
   }
 
   static void launch(Bucket& bucket) {
-    std::vector<Tensor> flat;
-    for (const Tensor& p : bucket.params) flat.push_back(p.grad().reshape({-1}));
-    bucket.flat = cat(flat, 0);
+    NoGradGuard no_grad;
+    if (!bucket.flat.defined()) {
+      std::int64_t numel = 0;
+      for (const Tensor& p : bucket.params) numel += p.numel();
+      const Tensor& first = bucket.params.front();
+      bucket.flat = empty({numel}, {.dtype = first.dtype(), .device = first.device()});
+    }
+    std::int64_t offset = 0;
+    for (const Tensor& p : bucket.params) {
+      bucket.flat.narrow(0, offset, p.numel()).copy_(p.grad().reshape({-1}));
+      offset += p.numel();
+    }
     bucket.work = dist::all_reduce(bucket.flat, dist::ReduceOp::Avg, /*async_op=*/true);
   }
 
@@ -60,7 +74,6 @@ struct DistributedDataParallelImpl::Reducer {
         grad.copy_(bucket.flat.narrow(0, offset, p.numel()).view(p.sizes()));
         offset += p.numel();
       }
-      bucket.flat = Tensor();
       bucket.work.reset();
       bucket.ready.assign(bucket.params.size(), false);
       bucket.ready_count = 0;
@@ -127,14 +140,18 @@ DistributedDataParallelImpl::DistributedDataParallelImpl(std::shared_ptr<Module>
   broadcast_from_rank0(module_->parameters());
   broadcast_from_rank0(module_->buffers());
 
-  // Buckets in reverse registration order, each one dtype, closed once it reaches the cap.
+  // Buckets in reverse registration order, each one dtype, closed once it reaches the cap. The
+  // first closes at 1 MiB already, as PyTorch's does: it holds the gradients backward produces
+  // first, and a small one starts the communication early.
   const auto named = module_->named_parameters();
   const double cap_bytes = options_.bucket_cap_mb * 1024.0 * 1024.0;
+  const double first_cap_bytes = std::min(cap_bytes, 1024.0 * 1024.0);
   double bytes = 0;
   for (auto it = named.rbegin(); it != named.rend(); ++it) {
     const Tensor& p = it->second;
     if (!p.requires_grad()) continue;
-    const bool fresh = reducer_->buckets.empty() || bytes >= cap_bytes ||
+    const double cap = reducer_->buckets.size() == 1 ? first_cap_bytes : cap_bytes;
+    const bool fresh = reducer_->buckets.empty() || bytes >= cap ||
                        reducer_->buckets.back().params.front().dtype() != p.dtype();
     if (fresh) {
       reducer_->buckets.emplace_back();

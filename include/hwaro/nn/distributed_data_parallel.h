@@ -6,8 +6,8 @@
 //   hw::optim::SGD opt(ddp->parameters(), {.lr = 0.1});
 //   opt.zero_grad(); loss_fn(ddp->forward(x), y).backward(); opt.step();   // as without it
 // - At construction every parameter and buffer is broadcast from rank 0, so all ranks start equal.
-// - Gradients are grouped in buckets (about bucket_cap_mb each, in reverse registration order,
-//   which is about the order backward produces them). As soon as the last gradient of a
+// - Gradients are grouped in buckets (about bucket_cap_mb each, the first about 1 MiB as in
+//   PyTorch, in reverse registration order, which is about the order backward produces them). As soon as the last gradient of a
 //   bucket has been accumulated during backward, the bucket is all-reduced asynchronously
 //   (averaged over ranks), so communication overlaps the rest of backward; when the last
 //   bucket is ready, backward waits for all of them and writes the averages into .grad().
