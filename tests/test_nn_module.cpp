@@ -1,5 +1,6 @@
 // hw::nn::Module: registration, dotted names, modes, in-place moves that keep identity,
 // state dicts (strict errors), the printout, and the device error that names the parameter.
+#include <functional>
 #include <sstream>
 
 #include "support/test_support.h"
@@ -197,6 +198,57 @@ TEST(Module, SequentialAppliesInOrderAndBackpropagates) {
   EXPECT_TRUE(equal(model->forward(x), manual));
   model->forward(x).sum().backward();
   for (const Tensor& p : model->parameters()) EXPECT_TRUE(p.grad().defined());
+}
+
+// A module whose constructor keeps a tensor it never registers: to() cannot move it, and says so.
+struct ForgetfulImpl : nn::Module {
+  ForgetfulImpl() {
+    fc = register_module("fc", nn::Linear(3, 2));
+    scale = ones({2}) * 2.0;   // the bug: a member tensor, never registered
+    const Tensor scratch = zeros({5});  // a temporary: gone when the constructor ends
+    register_buffer("offset", zeros({2}) + scratch.sum());
+  }
+  Tensor forward(const Tensor& x) override { return fc->forward(x) * scale; }
+  nn::Linear fc{nullptr};
+  Tensor scale;
+};
+HWARO_MODULE(Forgetful);
+
+struct HoldsForgetfulImpl : nn::Module {
+  HoldsForgetfulImpl() { inner = register_module("inner", Forgetful()); }
+  Tensor forward(const Tensor& x) override { return inner->forward(x); }
+  Forgetful inner{nullptr};
+};
+HWARO_MODULE(HoldsForgetful);
+
+std::string stderr_of(const std::function<void()>& fn) {
+  ::testing::internal::CaptureStderr();
+  fn();
+  return ::testing::internal::GetCapturedStderr();
+}
+
+TEST(Module, ToWarnsOnceAboutATensorTheConstructorNeverRegistered) {
+  Forgetful model;
+  const std::string warning = stderr_of([&] { model->to(other_device()); });
+  EXPECT_NE(warning.find("hwaro: warning: "), std::string::npos) << warning;
+  EXPECT_NE(warning.find("holds a tensor of shape [2] that its constructor created but never registered: it stays "
+                         "on cpu while the module moves to " + other_device().str()),
+            std::string::npos)
+      << warning;
+  EXPECT_NE(warning.find("register_buffer()"), std::string::npos) << warning;
+  EXPECT_EQ(warning.find("[5]"), std::string::npos) << "the temporary is not reported: " << warning;
+  EXPECT_EQ(warning.find("[2, 3]"), std::string::npos) << "registered tensors are not reported: " << warning;
+  EXPECT_EQ(model->scale.device(), Device("cpu"));  // what the warning is about
+  EXPECT_EQ(stderr_of([&] { model->to(Device("cpu")); }), "") << "once per module";
+}
+
+TEST(Module, TheWarningNamesTheChildsPathAndStaysQuietWhenNothingIsLeftBehind) {
+  HoldsForgetful outer;
+  const std::string warning = stderr_of([&] { outer->to(other_device()); });
+  EXPECT_NE(warning.find(" at inner holds a tensor of shape [2]"), std::string::npos) << warning;
+  EXPECT_EQ(stderr_of([&] { Net()->to(other_device()); }), "") << "every tensor of Net is registered";
+  Forgetful stays;
+  EXPECT_EQ(stderr_of([&] { stays->to(Device("cpu")); }), "") << "nothing moved, so nothing stayed behind";
 }
 
 }  // namespace

@@ -50,12 +50,14 @@ Tensor& Module::register_parameter(const std::string& name, Tensor tensor, bool 
   HWARO_CHECK(tensor.is_leaf(), "register_parameter: '", name, "' was computed from other tensors (it has a ",
               "grad_fn); a parameter must be a leaf: pass t.detach()");
   if (requires_grad && tensor.is_floating_point()) tensor.set_requires_grad(true);
+  detail::ConstructionWatch::note_registered(tensor);
   parameters_.emplace_back(name, std::move(tensor));
   return parameters_.back().second;
 }
 
 Tensor& Module::register_buffer(const std::string& name, Tensor tensor) {
   check_name(name, "buffer");
+  detail::ConstructionWatch::note_registered(tensor);
   buffers_.emplace_back(name, std::move(tensor));
   return buffers_.back().second;
 }
@@ -160,6 +162,7 @@ void Module::move_tensors(const std::function<Tensor(const Tensor&)>& convert) {
 
 void Module::to(Device device, bool non_blocking) {
   move_tensors([&](const Tensor& t) { return t.to(device, non_blocking); });
+  warn_about_unregistered(device);
 }
 
 void Module::to(DType dtype) {
@@ -168,6 +171,7 @@ void Module::to(DType dtype) {
 
 void Module::to(Device device, DType dtype, bool non_blocking) {
   move_tensors([&](const Tensor& t) { return t.is_floating_point() ? t.to(device, dtype, non_blocking) : t.to(device, non_blocking); });
+  warn_about_unregistered(device);
 }
 
 Device Module::device() const {

@@ -1,4 +1,5 @@
 #include "ops/op_helpers.h"
+#include "ops/tensor_creation_log.h"
 
 #include <algorithm>
 
@@ -50,7 +51,9 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
 Tensor new_tensor(IntArrayRef sizes, DType dtype, Device device, bool pinned) {
   for (std::int64_t s : sizes) HWARO_CHECK(s >= 0, "negative dimension in size ", sizes);
   const auto nbytes = static_cast<std::size_t>(product(sizes)) * element_size(dtype);
-  return Tensor(std::make_shared<TensorImpl>(Storage::allocate(device, nbytes, pinned), dtype, sizes));
+  Tensor t(std::make_shared<TensorImpl>(Storage::allocate(device, nbytes, pinned), dtype, sizes));
+  TensorCreationLog::note(t);
+  return t;
 }
 
 TensorView view_of(const Tensor& t) {

@@ -7,7 +7,10 @@
 //     hw::nn::Linear fc1{nullptr};
 //   };
 // to(device) and to(dtype) move everything IN PLACE: a parameter keeps its identity, so an
-// optimiser built before the move still updates the moved tensor.
+// optimiser built before the move still updates the moved tensor. Only registered tensors move:
+// for a module built through its holder (hw::nn::Linear(...), a HWARO_MODULE), to(device) warns
+// about each tensor the constructor created and kept without registering it, since that is the
+// tensor that silently stays behind.
 #include <functional>
 #include <iosfwd>
 #include <map>
@@ -20,6 +23,28 @@
 #include "hwaro/tensor.h"
 
 namespace hwaro::nn {
+
+class Module;
+
+namespace detail {
+// Opened by ModuleHolder around the construction of its module: remembers the tensors the
+// constructor created and still holds at its end without having registered them, for to()'s
+// warning. Tensors registered by any module built meanwhile (a replica, a child) do not count.
+class ConstructionWatch {
+ public:
+  ConstructionWatch();
+  ~ConstructionWatch();
+  ConstructionWatch(const ConstructionWatch&) = delete;
+  ConstructionWatch& operator=(const ConstructionWatch&) = delete;
+  void finish(Module& module);
+  // Called by register_parameter / register_buffer.
+  static void note_registered(const Tensor& t);
+  struct State;  // construction_watch.cpp
+
+ private:
+  std::unique_ptr<State> state_;
+};
+}  // namespace detail
 
 // Parameters and buffers by dotted path ("encoder.fc1.weight"); what hw::save writes.
 using StateDict = std::map<std::string, Tensor>;
@@ -106,6 +131,8 @@ class Module : public std::enable_shared_from_this<Module> {
   void collect(const std::string& prefix, bool recurse, bool buffers,
                std::vector<std::pair<std::string, Tensor>>& out) const;
   void move_tensors(const std::function<Tensor(const Tensor&)>& convert);
+  // The warning of the header comment, for this module and its descendants.
+  void warn_about_unregistered(Device device) const;
 
   // Registration order is kept (it is the order of parameters() and of the printout).
   std::vector<std::pair<std::string, Tensor>> parameters_;
@@ -113,6 +140,11 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   std::string path_;
   bool training_ = true;
+  // Tensors the constructor kept without registering them (ConstructionWatch); weak, so that
+  // one the module drops later is forgotten.
+  std::vector<std::weak_ptr<TensorImpl>> unregistered_;
+  mutable bool warned_unregistered_ = false;  // the warning is given once per module
+  friend class detail::ConstructionWatch;
 };
 
 std::ostream& operator<<(std::ostream& out, const Module& module);
@@ -126,7 +158,7 @@ template <typename Impl> class ModuleHolder {
   // Builds a new Impl from args (not when the one argument is itself a holder: that copies).
   template <typename... Args>
     requires(!(sizeof...(Args) == 1 && (std::is_base_of_v<ModuleHolder, std::decay_t<Args>> && ...)))
-  explicit ModuleHolder(Args&&... args) : impl_(std::make_shared<Impl>(std::forward<Args>(args)...)) {}
+  explicit ModuleHolder(Args&&... args) : impl_(construct(std::forward<Args>(args)...)) {}
   ModuleHolder(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}  // NOLINT: a holder of an existing module
 
   Impl* operator->() const { return checked(); }
@@ -138,6 +170,12 @@ template <typename Impl> class ModuleHolder {
   Tensor operator()(const Tensor& input) const { return checked()->forward(input); }
 
  private:
+  template <typename... Args> static std::shared_ptr<Impl> construct(Args&&... args) {
+    detail::ConstructionWatch watch;
+    std::shared_ptr<Impl> impl = std::make_shared<Impl>(std::forward<Args>(args)...);
+    watch.finish(*impl);
+    return impl;
+  }
   Impl* checked() const {
     HWARO_CHECK(impl_ != nullptr, "this module holder is empty (constructed from nullptr); assign it a module, "
                                   "usually with register_module() in the constructor");
