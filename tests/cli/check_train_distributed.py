@@ -43,7 +43,7 @@ if sorted(digests) != ["0", "1"]:
     fail("expected a parameter digest from rank 0 and rank 1:\n" + log)
 if digests["0"] != digests["1"]:
     fail("the ranks ended with different parameters: %s\n%s" % (digests, log))
-if "DistributedDataParallel over 2 MPI ranks" not in r.stdout:
+if "DistributedDataParallel over 2 ranks (mpi)" not in r.stdout:
     fail("no DistributedDataParallel line:\n" + log)
 if r.stdout.count("epoch 1/1: train loss") != 1 or r.stdout.count("final test accuracy") != 1:
     fail("the epoch summary should be printed once, by rank 0:\n" + log)

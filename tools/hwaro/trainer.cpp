@@ -195,7 +195,8 @@ int run_training(const TrainOptions& options, std::ostream& every_rank_out) {
       << options.epochs << " epochs, " << options.workers << " loader workers, pin_memory "
       << (pin ? "on" : "off") << "\n";
   if (dist.active) {
-    out << "  DistributedDataParallel over " << dist.world << " MPI ranks, " << dist.threads << " threads each: "
+    out << "  DistributedDataParallel over " << dist.world << " ranks ("
+        << hw::distributed::default_group().backend() << "), " << dist.threads << " threads each: "
         << "each rank trains on its shard of " << rank_samples << " images (batch " << options.batch_size
         << " per rank); the test set is split over the ranks and its sums all-reduced\n";
   }
