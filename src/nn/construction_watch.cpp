@@ -49,8 +49,9 @@ void ConstructionWatch::finish(Module& module) {
 
 void Module::warn_about_unregistered(Device device) const {
   for (const auto& weak : unregistered_) {
+    if (warned_unregistered_) break;
     const std::shared_ptr<TensorImpl> impl = weak.lock();
-    if (warned_unregistered_ || impl == nullptr) continue;
+    if (impl == nullptr) continue;
     const Device at = impl->device();
     const bool moved = at.type() == device.type() && (!device.has_index() || at.index() == device.index());
     if (moved) continue;

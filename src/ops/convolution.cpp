@@ -3,6 +3,7 @@
 #include "ops/convolution.h"
 
 #include <array>
+#include <initializer_list>
 #include <vector>
 
 #include "hwaro/ops.h"
@@ -12,8 +13,18 @@
 namespace hwaro::ops {
 namespace {
 
-void put_ints(KernelArgs& args, IntArrayRef ints) {
+// Runs `op` on tensors (outputs first, as op_id.h lists them; an undefined one is passed as a
+// null view, the kernels' "none") with the window ints, in the dtype and on the device of the
+// first output, which is always defined and shares them with the inputs.
+void launch_conv(OpId op, std::initializer_list<const Tensor*> tensors, IntArrayRef ints) {
+  KernelArgs args;
+  for (const Tensor* t : tensors) {
+    if (t->defined()) args.tensors[args.num_tensors] = view_of(*t);
+    ++args.num_tensors;
+  }
   for (std::size_t i = 0; i < ints.size(); ++i) args.ints[i] = ints[i];
+  const Tensor& out = **tensors.begin();
+  launch(op, out.dtype(), out.device(), args);
 }
 
 // The output's [oh, ow], after the checks im2col makes on the im2col path (same messages).
@@ -52,14 +63,7 @@ Tensor conv2d_direct(const Tensor& x, const Tensor& weight, const Tensor& bias, 
   GradScope grad(differentiable);
   const Tensor in = x.contiguous(), w = weight.contiguous(), b = bias.defined() ? bias.contiguous() : Tensor();
   Tensor out = new_tensor({x.size(0), weight.size(0), out_hw[0], out_hw[1]}, x.dtype(), x.device());
-  KernelArgs args;
-  args.tensors[0] = view_of(out);
-  args.tensors[1] = view_of(in);
-  args.tensors[2] = view_of(w);
-  if (b.defined()) args.tensors[3] = view_of(b);
-  args.num_tensors = 4;
-  put_ints(args, ints);
-  launch(OpId::Conv2d, x.dtype(), x.device(), args);
+  launch_conv(OpId::Conv2d, {&out, &in, &w, &b}, ints);
   if (grad.active()) {
     grad.record(out, {.kind = GradOp::Conv2d, .inputs = std::move(differentiable), .ints = ints});
   }
@@ -69,13 +73,7 @@ Tensor conv2d_direct(const Tensor& x, const Tensor& weight, const Tensor& bias, 
 Tensor conv2d_backward_input(const Tensor& grad_out, const Tensor& weight, IntArrayRef input_sizes, IntArrayRef ints) {
   const Tensor g = grad_out.contiguous(), w = weight.contiguous();
   Tensor grad_x = new_tensor(input_sizes, grad_out.dtype(), grad_out.device());
-  KernelArgs args;
-  args.tensors[0] = view_of(grad_x);
-  args.tensors[1] = view_of(g);
-  args.tensors[2] = view_of(w);
-  args.num_tensors = 3;
-  put_ints(args, ints);
-  launch(OpId::Conv2dBackwardInput, grad_out.dtype(), grad_out.device(), args);
+  launch_conv(OpId::Conv2dBackwardInput, {&grad_x, &g, &w}, ints);
   return grad_x;
 }
 
@@ -84,14 +82,7 @@ ConvWeightGrads conv2d_backward_weight(const Tensor& x, const Tensor& grad_out, 
   const Tensor in = x.contiguous(), g = grad_out.contiguous();
   ConvWeightGrads grads{new_tensor(weight_sizes, x.dtype(), x.device()),
                         with_bias ? new_tensor({weight_sizes[0]}, x.dtype(), x.device()) : Tensor()};
-  KernelArgs args;
-  args.tensors[0] = view_of(grads.weight);
-  if (with_bias) args.tensors[1] = view_of(grads.bias);
-  args.tensors[2] = view_of(in);
-  args.tensors[3] = view_of(g);
-  args.num_tensors = 4;
-  put_ints(args, ints);
-  launch(OpId::Conv2dBackwardWeight, x.dtype(), x.device(), args);
+  launch_conv(OpId::Conv2dBackwardWeight, {&grads.weight, &grads.bias, &in, &g}, ints);
   return grads;
 }
 
