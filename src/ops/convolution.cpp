@@ -2,13 +2,13 @@
 // dispatch to the backend's Conv2d kernels, and the record for autograd.
 #include "ops/convolution.h"
 
-#include <array>
 #include <initializer_list>
 #include <vector>
 
 #include "hwaro/ops.h"
 #include "ops/grad_record.h"
 #include "ops/op_helpers.h"
+#include "ops/windows.h"
 
 namespace hwaro::ops {
 namespace {
@@ -27,24 +27,6 @@ void launch_conv(OpId op, std::initializer_list<const Tensor*> tensors, IntArray
   launch(op, out.dtype(), out.device(), args);
 }
 
-// The output's [oh, ow], after the checks im2col makes on the im2col path (same messages).
-std::array<std::int64_t, 2> checked_output_size(const Tensor& x, const Tensor& weight, IntArrayRef stride,
-                                                IntArrayRef padding, IntArrayRef dilation) {
-  HWARO_CHECK(stride[0] >= 1 && stride[1] >= 1, "conv2d: stride must be at least 1, got ", stride);
-  HWARO_CHECK(padding[0] >= 0 && padding[1] >= 0, "conv2d: padding must be at least 0, got ", padding);
-  HWARO_CHECK(dilation[0] >= 1 && dilation[1] >= 1, "conv2d: dilation must be at least 1, got ", dilation);
-  std::array<std::int64_t, 2> out{}, span{};
-  for (int axis = 0; axis < 2; ++axis) {
-    span[axis] = (weight.size(2 + axis) - 1) * dilation[axis] + 1;
-    const std::int64_t room = x.size(2 + axis) + 2 * padding[axis] - span[axis];
-    out[axis] = room < 0 ? 0 : room / stride[axis] + 1;
-  }
-  HWARO_CHECK(out[0] > 0 && out[1] > 0, "conv2d: the input of ", x.size(2), "x", x.size(3), " (padded by ", padding[0],
-              ", ", padding[1], ") is smaller than the dilated kernel of ", span[0], "x", span[1],
-              "; use a smaller kernel, more padding or a larger input");
-  return out;
-}
-
 }  // namespace
 
 bool has_direct_conv2d(const Tensor& x) { return has_kernel(OpId::Conv2d, x.dtype(), x.device()); }
@@ -56,7 +38,9 @@ Tensor conv2d_direct(const Tensor& x, const Tensor& weight, const Tensor& bias, 
   } else {
     check_same_device("conv2d", {{"input", x}, {"weight", weight}});
   }
-  const std::array<std::int64_t, 2> out_hw = checked_output_size(x, weight, stride, padding, dilation);
+  // The same checks and messages as im2col's on the im2col path.
+  const Window window = make_window("conv2d", {weight.size(2), weight.size(3)}, dilation, padding, stride);
+  const WindowPair out_hw = output_size("conv2d", window, x.size(2), x.size(3));
   const DimVector ints = {stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1], groups};
   std::vector<Tensor> differentiable = {x, weight};
   if (bias.defined()) differentiable.push_back(bias);

@@ -1,5 +1,6 @@
-// im2col, col2im and max_pool2d_with_indices: argument checks, output shapes, dispatch. The
-// window's parameters travel to the kernel as ints = kh, kw, sh, sw, ph, pw, dh, dw.
+// The Window of ops/windows.h, and im2col, col2im and max_pool2d_with_indices: argument checks,
+// output shapes, dispatch. The window's parameters travel to the kernel as ints = kh, kw, sh, sw,
+// ph, pw, dh, dw.
 #include <array>
 #include <string>
 
@@ -9,35 +10,32 @@
 #include "ops/windows.h"
 
 namespace hwaro {
+namespace ops {
+
+DimVector Window::ints() const {
+  return {kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]};
+}
+
+void Window::to_args(KernelArgs& args) const {
+  const DimVector v = ints();
+  for (std::size_t i = 0; i < v.size(); ++i) args.ints[i] = v[i];
+}
+
+std::int64_t Window::out_size(int axis, std::int64_t in) const {
+  const std::int64_t span = in + 2 * padding[axis] - dilated_kernel(axis);
+  return span < 0 ? 0 : span / stride[axis] + 1;
+}
+
 namespace {
-
-using Pair = std::array<std::int64_t, 2>;
-
 // One value for both axes or one per axis, each at least `min`.
-Pair expand_pair(const char* op, const char* what, IntArrayRef v, std::int64_t min) {
+WindowPair expand_pair(const char* op, const char* what, IntArrayRef v, std::int64_t min) {
   HWARO_CHECK(v.size() == 1 || v.size() == 2, op, ": ", what, " must be one value or two (rows, cols), got ",
               v.size(), " values ", v);
-  const Pair p = v.size() == 1 ? Pair{v[0], v[0]} : Pair{v[0], v[1]};
+  const WindowPair p = v.size() == 1 ? WindowPair{v[0], v[0]} : WindowPair{v[0], v[1]};
   HWARO_CHECK(p[0] >= min && p[1] >= min, op, ": ", what, " must be at least ", min, ", got ", v);
   return p;
 }
-
-struct Window {
-  Pair kernel, stride, padding, dilation;
-
-  DimVector ints() const {
-    return {kernel[0], kernel[1], stride[0], stride[1], padding[0], padding[1], dilation[0], dilation[1]};
-  }
-  void to_args(KernelArgs& args) const {
-    const DimVector v = ints();
-    for (std::size_t i = 0; i < v.size(); ++i) args.ints[i] = v[i];
-  }
-  // 0 when the dilated kernel does not fit (C++ division would round a negative span up to 0).
-  std::int64_t out_size(int axis, std::int64_t in) const {
-    const std::int64_t span = in + 2 * padding[axis] - dilation[axis] * (kernel[axis] - 1) - 1;
-    return span < 0 ? 0 : span / stride[axis] + 1;
-  }
-};
+}  // namespace
 
 Window make_window(const char* op, IntArrayRef kernel_size, IntArrayRef dilation, IntArrayRef padding,
                    IntArrayRef stride) {
@@ -45,22 +43,30 @@ Window make_window(const char* op, IntArrayRef kernel_size, IntArrayRef dilation
           expand_pair(op, "padding", padding, 0), expand_pair(op, "dilation", dilation, 1)};
 }
 
+WindowPair output_size(const char* op, const Window& g, std::int64_t h, std::int64_t w) {
+  const WindowPair out{g.out_size(0, h), g.out_size(1, w)};
+  HWARO_CHECK(out[0] > 0 && out[1] > 0, op, ": the input of ", h, "x", w, " (padded by ", g.padding[0], ", ",
+              g.padding[1], ") is smaller than the dilated kernel of ", g.dilated_kernel(0), "x", g.dilated_kernel(1),
+              "; the output would be ", out[0], "x", out[1], "; use a smaller kernel, more padding or a larger input");
+  return out;
+}
+
+}  // namespace ops
+
+namespace {
+
+using ops::Window;
+using Pair = ops::WindowPair;
+using ops::expand_pair;
+using ops::make_window;
+using ops::output_size;
+
 void check_image_batch(const char* op, const char* name, const Tensor& x) {
   ops::check_defined(op, {{name, x}});
   HWARO_CHECK(x.dim() == 4, op, ": expected ", name, " of 4 dimensions [N, C, H, W], got ", x.dim(), "-D of shape ",
               x.sizes(), "; add a batch dimension with unsqueeze(0) for a single image");
   HWARO_CHECK(x.is_floating_point(), op, ": expected a floating point ", name, ", got ", x.dtype(),
               "; convert it with .to(hw::kFloat32)");
-}
-
-// The output's spatial size for an input of h x w, or hw::Error when the window does not fit.
-Pair output_size(const char* op, const Window& g, std::int64_t h, std::int64_t w) {
-  const Pair out{g.out_size(0, h), g.out_size(1, w)};
-  HWARO_CHECK(out[0] > 0 && out[1] > 0, op, ": the input of ", h, "x", w, " (padded by ", g.padding[0], ", ",
-              g.padding[1], ") is smaller than the dilated kernel of ", g.dilation[0] * (g.kernel[0] - 1) + 1, "x",
-              g.dilation[1] * (g.kernel[1] - 1) + 1, "; the output would be ", out[0], "x", out[1],
-              "; use a smaller kernel, more padding or a larger input");
-  return out;
 }
 
 // A kernel needs the last dim of cols with stride 1; other dims may be strided.
