@@ -2,8 +2,8 @@
 # The one command for a lent GPU machine (see the device tool's README), within 8 minutes
 # on an H200: builds hwaro with CUDA for sm_90, prints `hwaro info`, runs the whole test
 # suite (the GPU cases run there instead of skipping), the GPU benchmarks
-# (build-gpu/bench/bench_cuda_*, bench_conv, bench_optimizer, `hwaro bench`), the same
-# measurements through PyTorch (scripts/torch_reference.py), a compute-sanitizer memcheck pass
+# (build-gpu/bench/bench_cuda_*, bench_conv with cuDNN and without, bench_optimizer,
+# `hwaro bench`), the same measurements through PyTorch (scripts/torch_reference.py), a compute-sanitizer memcheck pass
 # on the CUDA tests with HWARO_CUDA_ALLOC=native (so every tensor is its own cudaMalloc and an
 # overrun is caught), and one comparison table last. Logs go to /tmp/gpu-check, packed as
 # $OUT/gpu-check-logs.tar.gz. Needs no network: where the machine lacks Debian's -dev
@@ -46,10 +46,25 @@ if ! ls /usr/local/cuda/lib64/libnccl.so* >/dev/null 2>&1; then
   fi
 fi
 
+# cuDNN likewise: next to the CUDA toolkit, else PyTorch's wheel (which ships libcudnn.so.9 and
+# no unversioned name, so the library is named to CMake in full).
+cudnn_flags=()
+if ! ls /usr/local/cuda/lib64/libcudnn.so* >/dev/null 2>&1; then
+  cudnn_dir=$(env -u LD_LIBRARY_PATH python3 -c 'import nvidia.cudnn as n; print(list(n.__path__)[0])' 2>/dev/null)
+  cudnn_lib=$(ls "${cudnn_dir:-/nonexistent}"/lib/libcudnn.so* 2>/dev/null | head -1)
+  if [ -n "$cudnn_lib" ] && [ -e "$cudnn_dir/include/cudnn.h" ]; then
+    cudnn_flags=(-DCUDNN_INCLUDE_DIR="$cudnn_dir/include" -DCUDNN_LIBRARY="$cudnn_lib")
+    export LD_LIBRARY_PATH="$cudnn_dir/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    echo "cuDNN from PyTorch's wheel: $cudnn_lib"
+  else
+    echo "no cuDNN found: the GPU's convolutions are im2col + cuBLAS in this build"
+  fi
+fi
+
 step "configure and build (CUDA on, sm_90)"
 configure() {
   cmake -S . -B build-gpu -G Ninja -DHWARO_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DHWARO_BUILD_BENCHMARKS="$1" "${launcher[@]}" "${nccl_flags[@]}" >"$out/configure.log" 2>&1
+    -DHWARO_BUILD_BENCHMARKS="$1" "${launcher[@]}" "${nccl_flags[@]}" "${cudnn_flags[@]}" >"$out/configure.log" 2>&1
 }
 # Without Google Benchmark on the machine the rest still runs; the table then has no hwaro figures.
 { configure ON || { echo "configure with benchmarks failed (no Google Benchmark?); building without them"; configure OFF; }; } &&
@@ -95,9 +110,18 @@ done
 # step against the op-by-op one), then hwaro bench itself: the README's GPU rows.
 for name in bench_conv bench_optimizer; do
   [ -x "build-gpu/bench/$name" ] || continue
-  timeout 120 "build-gpu/bench/$name" >"$out/$name.log" 2>&1 || { echo "$name failed"; tail -10 "$out/$name.log"; status=1; }
+  timeout 120 "build-gpu/bench/$name" --benchmark_out="$out/$name.json" --benchmark_out_format=json >"$out/$name.log" 2>&1 ||
+    { echo "$name failed"; tail -10 "$out/$name.log"; status=1; }
   grep -E '^BM_' "$out/$name.log" || true
 done
+bench_json+=("$out/bench_conv.json")  # the CNN step's row of the table
+# cuDNN against im2col + cuBLAS on the same card: bench_conv's CUDA rows again with HWARO_CUDNN=off.
+if [ -x build-gpu/bench/bench_conv ]; then
+  echo "the same CUDA rows with HWARO_CUDNN=off (im2col + cuBLAS):"
+  HWARO_CUDNN=off timeout 60 build-gpu/bench/bench_conv --benchmark_filter=cuda >"$out/bench_conv-im2col.log" 2>&1 ||
+    { echo "bench_conv with HWARO_CUDNN=off failed"; tail -10 "$out/bench_conv-im2col.log"; status=1; }
+  grep -E '^BM_' "$out/bench_conv-im2col.log" || true
+fi
 step "hwaro bench"
 timeout 180 build-gpu/bin/hwaro bench 2>&1 | tee "$out/hwaro-bench.txt" || { echo "hwaro bench failed"; status=1; }
 

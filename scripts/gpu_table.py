@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """The table printed last by scripts/gpu-check.sh: each measurement through hwaro (Google
-Benchmark JSON from build-gpu/bench/bench_cuda_*) next to PyTorch's (torch_reference.py).
+Benchmark JSON from build-gpu/bench/bench_cuda_* and bench_conv) next to PyTorch's
+(torch_reference.py).
 
 A hwaro figure is found by matching the benchmark name against ROWS' pattern; its value is
-a FLOP/s-like counter (TFLOP/s), bytes_per_second (GB/s), or the time per iteration (us).
+a FLOP/s-like counter (TFLOP/s), bytes_per_second (GB/s), the samples counter (samples/s), or
+the time per iteration (us).
 Rows with no match say so rather than guess.
 
 Usage: scripts/gpu_table.py TORCH_JSON BENCH_JSON...
@@ -22,6 +24,7 @@ ROWS = [
     ("H2D copy, pinned", "h2d_pinned", r"BM_H2D_Pinned", "GB/s", True),
     ("H2D copy, pageable", "h2d_pageable", r"BM_H2D_Pageable", "GB/s", True),
     ("kernel launch overhead", "launch_overhead", r"(?i)launch", "us", False),
+    ("CNN train step, batch 64", "cnn_train_step", r"BM_cnn_train_step_cuda", "samples/s", True),
 ]
 
 
@@ -33,6 +36,8 @@ def hwaro_value(bench, unit):
             if re.fullmatch(r"(?i)t?flop(s|/s|_per_second)?|tflops", key):
                 return value / 1e12 if value > 1e6 else value
         return None
+    if unit == "samples/s":
+        return bench.get("samples")
     if unit == "us":
         scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[bench.get("time_unit", "ns")]
         return bench["real_time"] * scale

@@ -71,6 +71,28 @@ def main():
     ms = timed_ms(torch, lambda: tiny.add_(1.0), repeats=10, inner=launches)
     results["launch_overhead"] = {"value": ms * 1e3, "unit": "us", "note": "one tiny add_, events around 1000"}
 
+    # The CNN of bench/bench_conv.cpp's BM_cnn_train_step_cuda, step for step: batch 64, float32
+    # with TF32 off in cuDNN too (hwaro's default), cudnn.benchmark off (PyTorch's default), SGD
+    # with momentum, and the step waited for each time, as hwaro's benchmark does.
+    torch.backends.cudnn.allow_tf32 = False
+    nn = torch.nn
+    model = nn.Sequential(nn.Conv2d(1, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(32, 64, 3, padding=1),
+                          nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(64 * 7 * 7, 10)).cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    batch = 64
+    images = torch.randn(batch, 1, 28, 28, device="cuda")
+    labels = torch.randint(0, 10, (batch,), device="cuda")
+
+    def train_step():
+        optimizer.zero_grad()
+        nn.functional.cross_entropy(model(images), labels).backward()
+        optimizer.step()
+
+    for _ in range(10):  # warm-up: cuDNN's heuristics and the optimiser's state
+        train_step()
+    ms = timed_ms(torch, train_step, repeats=50)
+    results["cnn_train_step"] = {"value": batch / (ms * 1e-3), "unit": "samples/s", "batch": batch}
+
     text = json.dumps({"torch_version": torch.__version__, "device": torch.cuda.get_device_name(0),
                        "results": results}, indent=2)
     if args.out == "-":

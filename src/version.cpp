@@ -9,8 +9,12 @@
 
 #ifdef HWARO_WITH_CUDA
 #include <cublas_api.h>
-#include <cudnn_version.h>
+#endif
+#ifdef HWARO_WITH_NCCL
 #include <nccl.h>
+#endif
+#ifdef HWARO_WITH_CUDNN
+#include <cudnn_version.h>
 #endif
 
 namespace hwaro {
@@ -30,8 +34,12 @@ BuildInfo build_info() {
   info.cuda_built = true;
   info.cuda_version = HWARO_CUDA_VERSION;
   info.cublas_version = detail::str_cat(CUBLAS_VER_MAJOR, ".", CUBLAS_VER_MINOR, ".", CUBLAS_VER_PATCH);
-  info.cudnn_version = detail::str_cat(CUDNN_MAJOR, ".", CUDNN_MINOR, ".", CUDNN_PATCHLEVEL);
+#endif
+#ifdef HWARO_WITH_NCCL
   info.nccl_version = detail::str_cat(NCCL_MAJOR, ".", NCCL_MINOR, ".", NCCL_PATCH);
+#endif
+#ifdef HWARO_WITH_CUDNN
+  info.cudnn_version = detail::str_cat(CUDNN_MAJOR, ".", CUDNN_MINOR, ".", CUDNN_PATCHLEVEL);
 #endif
   info.blas = std::string(cpu::blas_config()) + " (core " + cpu::blas_core_name() + ")";
   return info;

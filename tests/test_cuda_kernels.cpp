@@ -9,6 +9,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ops/convolution.h"
 #include "support/test_support.h"
 
 namespace hw = hwaro;
@@ -182,6 +183,52 @@ TEST(CudaKernels, BadIndicesAreIndexErrors) {
   const hw::Tensor bad = hw::tensor(std::vector<std::int64_t>{0, 4}, {2}).to(kGpu);
   EXPECT_TRUE(hw::test::throws_with<hw::IndexError>([&] { (void)hw::index_select(x, 0, bad); },
                                                     "index 4 is out of bounds for dimension 0 with size 4"));
+}
+
+// conv2d through cuDNN (where the build found it) in every float dtype, with stride, padding,
+// dilation, groups and a bias: the output and the gradients of input, weight and bias against
+// the same convolution in float64 on the CPU, over the same (dtype-rounded) values.
+TEST(CudaKernels, Conv2dForwardAndBackwardInEveryFloatDtype) {
+  SKIP_WITHOUT_GPU();
+  namespace F = hw::nn::functional;
+  if (!hw::build_info().cudnn_version.empty()) {
+    EXPECT_TRUE(hwaro::ops::has_direct_conv2d(hw::zeros({1, 1, 1, 1}, {.device = kGpu})))
+        << "built with cuDNN " << hw::build_info().cudnn_version << " but conv2d on CUDA is not the direct path";
+  }
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  struct Case {
+    hw::DType dtype;
+    double tol;  // relative to the ~sqrt(terms) magnitude of a sum of products of values in [-1, 1]
+  };
+  // Returns the output and the three gradients of one conv2d on `device` in `dtype`.
+  const auto run = [](const std::vector<hw::Tensor>& in, const hw::Device& device, hw::DType dtype) {
+    std::vector<hw::Tensor> leaves;
+    for (std::size_t i = 0; i < 3; ++i) leaves.push_back(in[i].to(device).to(dtype).set_requires_grad(true));
+    const hw::Tensor y = F::conv2d(leaves[0], leaves[1], leaves[2], {2, 1}, {1, 2}, {1, 2}, 2);
+    (y * in[3].to(device).to(dtype)).sum().backward();
+    return std::vector<hw::Tensor>{y.cpu(), leaves[0].grad().cpu(), leaves[1].grad().cpu(), leaves[2].grad().cpu()};
+  };
+  for (const Case c : {Case{hw::kFloat32, 1e-5}, Case{hw::kFloat64, 1e-12}, Case{hw::kFloat16, 2e-3},
+                       Case{hw::kBFloat16, 1.6e-2}}) {
+    SCOPED_TRACE(::testing::Message() << c.dtype);
+    // x [3, 4, 13, 11], weight [6, 4 / 2, 3, 3]: output [3, 6, 7, 11]; values rounded to the dtype.
+    std::vector<hw::Tensor> in;
+    using Sizes = std::vector<std::int64_t>;
+    for (const Sizes& sizes : {Sizes{3, 4, 13, 11}, Sizes{6, 2, 3, 3}, Sizes{6}, Sizes{3, 6, 7, 11}}) {
+      in.push_back(hw::test::random_tensor(sizes, c.dtype, rng, -1, 1));
+    }
+    const std::vector<hw::Tensor> got = run(in, kGpu, c.dtype), want = run(in, hw::Device("cpu"), hw::kFloat64);
+    const char* names[] = {"output", "input's gradient", "weight's gradient", "bias's gradient"};
+    const double scale = std::sqrt(3.0 * 7 * 11);  // the weight gradient's sum is the longest
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      SCOPED_TRACE(names[i]);
+      EXPECT_EQ(got[i].dtype(), c.dtype);
+      EXPECT_EQ(got[i].sizes(), want[i].sizes());
+      EXPECT_TRUE(all_close(values_of(got[i]), values_of(want[i]), c.tol * 4, c.tol * scale));
+    }
+  }
 }
 
 }  // namespace

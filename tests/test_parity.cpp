@@ -213,6 +213,16 @@ std::vector<ParityCase> make_cases() {
          (hw::nn::functional::conv2d(x, w, {}, {1}, {1, 1}, {1, 2}) * in[2]).sum().backward();
          return hw::cat({x.grad().flatten(), w.grad().flatten()});
        }, 60},
+      // With a bias, groups and a stride: cuDNN's three backward passes where the build has it.
+      {"conv2d_backward_bias_groups", [](R& rng) {
+         return Inputs{rnd({2, 4, 9, 7}, rng), rnd({6, 2, 3, 3}, rng), rnd({6}, rng), rnd({2, 6, 5, 4}, rng)};
+       },
+       [](const Inputs& in) {
+         const hw::Tensor x = in[0].detach().set_requires_grad(true), w = in[1].detach().set_requires_grad(true),
+                          b = in[2].detach().set_requires_grad(true);
+         (hw::nn::functional::conv2d(x, w, b, {2}, {1, 2}, {1, 2}, 2) * in[3]).sum().backward();
+         return hw::cat({x.grad().flatten(), w.grad().flatten(), b.grad()});
+       }, 60},
       {"im2col", one({2, 3, 7, 6}), [](const Inputs& in) { return hw::im2col(in[0], {3, 2}, {1, 2}, {1, 1}, {2, 1}); }},
       {"col2im", one({2, 3 * 6, 4 * 6}),
        [](const Inputs& in) { return hw::col2im(in[0], {7, 6}, {3, 2}, {1, 2}, {1, 1}, {2, 1}); }, 6},

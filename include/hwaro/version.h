@@ -13,7 +13,8 @@ struct BuildInfo {
   bool cuda_built = false;
   std::string cuda_version;  // e.g. "13.0"; empty without CUDA
   std::string blas;          // e.g. "OpenBLAS 0.3.21 (Haswell)"
-  // The GPU libraries' versions hwaro was compiled against ("12.9.1"); empty without CUDA.
+  // The GPU libraries' versions hwaro was compiled against ("12.9.1"); empty without CUDA, and
+  // cuDNN's and NCCL's empty where the build did not find them.
   std::string cublas_version;
   std::string cudnn_version;
   std::string nccl_version;

@@ -37,6 +37,7 @@ class CudaBackend final : public Backend {
     register_random_kernels(table_);
     register_optimizer_kernels(table_);
     register_window_kernels(table_);
+    register_conv_kernels(table_);
   }
   DeviceType type() const override { return DeviceType::CUDA; }
   int device_count() const override { return detail::availability().device_count; }

@@ -14,4 +14,5 @@ void register_index_kernels(KernelTable& table);      // IndexSelect, Gather, Sc
 void register_random_kernels(KernelTable& table);     // RandUniform, RandNormal, RandInt
 void register_optimizer_kernels(KernelTable& table);   // AdamStep, SgdStep
 void register_window_kernels(KernelTable& table);     // Im2col, Col2im, MaxPool2d
+void register_conv_kernels(KernelTable& table);       // Conv2d and its backward kernels (cuDNN, where found)
 }  // namespace hwaro::cuda

@@ -5,8 +5,8 @@
 // conv2d is im2col and one GEMM over the whole batch: im2col's columns are laid out as a
 // [C*kh*kw, N*L] matrix, so weight [out, C*kh*kw] @ columns is one OpenBLAS (CPU) or cuBLAS
 // (CUDA) call per group, not one per image. Where the input's backend has a direct convolution
-// (oneDNN on the CPU for float32, ops/convolution.h) that runs instead, forward and backward;
-// LibTorch takes the same oneDNN path on the CPU. cuDNN is the planned GPU path (not done yet).
+// (ops/convolution.h: oneDNN on the CPU for float32, cuDNN on CUDA where the build found it)
+// that runs instead, forward and backward, as LibTorch's convolutions do.
 #include <algorithm>
 #include <vector>
 

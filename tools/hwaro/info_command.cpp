@@ -13,6 +13,9 @@ namespace hw = hwaro;
 namespace hwaro_cli {
 namespace {
 
+// A library's version, or why the build has none.
+std::string or_absent(const std::string& version, const char* why) { return version.empty() ? why : version; }
+
 nlohmann::json info_as_json() {
   const hw::BuildInfo build = hw::build_info();
   const hw::HostInfo host = hw::host_info();
@@ -70,7 +73,8 @@ void print_info() {
   std::cout << "build: " << build.build_type << ", " << build.compiler << "\n";
   if (build.cuda_built) {
     std::cout << "  CUDA backend: on (CUDA " << build.cuda_version << ", cuBLAS " << build.cublas_version
-              << ", cuDNN " << build.cudnn_version << ", NCCL " << build.nccl_version << ")\n";
+              << ", cuDNN " << or_absent(build.cudnn_version, "not found: convolutions are im2col + cuBLAS")
+              << ", NCCL " << or_absent(build.nccl_version, "not found: no NCCL process group") << ")\n";
   } else {
     std::cout << "  CUDA backend: off\n";
   }
