@@ -66,6 +66,24 @@ TEST(Conv2d, MatchesFloat64Reference) {
   }
 }
 
+// An empty batch gives an empty output, and zero gradients for the weight and bias (sums over no
+// images), in float32 (oneDNN's path where built) and float64 (im2col's), as in PyTorch.
+TEST(Conv2d, AnEmptyBatchGivesAnEmptyOutputAndZeroGradients) {
+  std::mt19937_64 rng(hw::test::fresh_seed());
+  for (const hw::DType dtype : {hw::kFloat32, hw::kFloat64}) {
+    SCOPED_TRACE(::testing::Message() << dtype);
+    const Tensor x = hw::zeros({0, 3, 6, 5}, {.dtype = dtype}).set_requires_grad(true);
+    const Tensor w = hw::test::random_tensor({4, 3, 3, 3}, dtype, rng).set_requires_grad(true);
+    const Tensor b = hw::test::random_tensor({4}, dtype, rng).set_requires_grad(true);
+    const Tensor y = F::conv2d(x, w, b, {1}, {1});
+    ASSERT_EQ(y.sizes(), hw::IntArrayRef({0, 4, 6, 5}));
+    y.sum().backward();
+    EXPECT_EQ(x.grad().sizes(), x.sizes());
+    EXPECT_TRUE(hw::test::all_close(hw::test::values_of(w.grad()), std::vector<double>(4 * 3 * 3 * 3, 0.0), 0, 0));
+    EXPECT_TRUE(hw::test::all_close(hw::test::values_of(b.grad()), std::vector<double>(4, 0.0), 0, 0));
+  }
+}
+
 TEST(Conv2d, BFloat16RoundsFromTheFloat32Result) {
   std::mt19937_64 rng(hw::test::fresh_seed());
   check_conv({2, 3, 6, 6, 4, {3, 3, 1, 1, 1, 1}}, hw::kBFloat16, false, rng);

@@ -172,6 +172,11 @@ void conv2d_backward_weight(const KernelArgs& a) {
   translating_errors("conv2d backward (weight)", [&] {
     const bool with_bias = a[1].data != nullptr;
     const std::int64_t weight_numel = a[0].numel(), bias_numel = with_bias ? a[1].numel() : 0;
+    if (a[2].sizes[0] == 0) {  // an empty batch: the gradients are empty sums
+      std::fill_n(a[0].ptr<float>(), weight_numel, 0.0f);
+      if (with_bias) std::fill_n(a[1].ptr<float>(), bias_numel, 0.0f);
+      return;
+    }
     const std::int64_t slices = std::min<std::int64_t>(a[2].sizes[0], get_num_threads());
     // Slice 0 writes the outputs; the others write partial gradients here, summed below.
     std::vector<float> partial(static_cast<std::size_t>((slices - 1) * (weight_numel + bias_numel)));
