@@ -1,7 +1,8 @@
-// conv2d forward and forward+backward (im2col + one batched GEMM; col2im and two GEMMs back) at the
-// shapes of `hwaro train --model cnn` on Fashion-MNIST, and that CNN's whole training step
-// (conv 1->32, pool, conv 32->64, pool, linear; SGD) in samples per second. Target on the CPU:
-// the 4,000 samples/s of LibTorch 1.13 with oneDNN on the same machine.
+// conv2d forward and forward+backward at the shapes of `hwaro train --model cnn` on
+// Fashion-MNIST, and that CNN's whole training step (conv 1->32, pool, conv 32->64, pool,
+// linear; SGD) in samples per second. The convolutions run where the build sends them: oneDNN
+// on the CPU for float32, cuDNN on CUDA (HWARO_CUDNN=off: im2col + cuBLAS), else im2col + GEMM.
+// The same step in LibTorch: bench/libtorch/ and scripts/bench-cnn-vs-libtorch.sh.
 // The CUDA rows run only when a GPU is present (skipped with the reason otherwise).
 #include <benchmark/benchmark.h>
 

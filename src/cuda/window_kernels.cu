@@ -2,8 +2,9 @@
 // the CPU's index math (kernels/window2d.h). ints = kh, kw, sh, sw, ph, pw, dh, dw.
 //
 // Col2im is a gather: each thread owns one input element and sums the column entries that read
-// it, so no atomics and the same sum order on every run. Convolution's GEMMs go through cuBLAS
-// (the Matmul kernel); cuDNN is the planned GPU path for convolution and is not used yet.
+// it, so no atomics and the same sum order on every run. These serve convolution where the
+// build has no cuDNN or HWARO_CUDNN=off (its GEMMs then go through cuBLAS, the Matmul kernel);
+// with cuDNN, convolution is conv_kernels.cpp.
 #include <cstdint>
 
 #include "cuda/kernel_families.h"
