@@ -90,7 +90,7 @@ tail -25 "$out/ctest.log"
 
 step "GPU test cases that ran (not skipped)"
 for t in build-gpu/tests/test_cuda_* build-gpu/tests/test_pinned_memory build-gpu/tests/test_timer \
-         build-gpu/tests/test_nccl_process_group; do
+         build-gpu/tests/test_nccl_process_group build-gpu/tests/test_serialize; do
   [ -x "$t" ] || continue
   "$t" --gtest_brief=0 2>&1 | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' | sed "s|^|$(basename "$t"): |"
 done | tee "$out/gpu-cases.txt"
