@@ -17,7 +17,6 @@
 #ifdef HWARO_WITH_CUDNN
 #include <cudnn.h>
 
-#include <array>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -28,6 +27,7 @@
 #include "core/backend_registry.h"
 #include "cuda/channel_sum.h"
 #include "cuda/kernel_launch.h"
+#include "cuda/thread_handles.h"
 #include "hwaro/cuda.h"
 #include "hwaro/errors.h"
 
@@ -43,33 +43,13 @@ namespace {
     }                                                                                                    \
   } while (false)
 
-// One cuDNN handle per device and thread, as for cuBLAS (a handle must not be shared by two
-// threads at once), made on first use on that device and destroyed when the thread ends.
-class ThreadHandles {
- public:
-  static constexpr int kMaxDevices = 64;
-  ~ThreadHandles() {
-    for (cudnnHandle_t h : handles_) {
-      if (h != nullptr) cudnnDestroy(h);  // at thread exit: nothing useful to do with a failure
-    }
-  }
-  cudnnHandle_t get(int device, cudaStream_t stream) {
-    HWARO_CHECK(device >= 0 && device < kMaxDevices, "cuDNN handles: device index ", device, " is beyond ",
-                kMaxDevices);
-    cudnnHandle_t& h = handles_[static_cast<std::size_t>(device)];
-    if (h == nullptr) HWARO_CUDNN_CHECK(cudnnCreate(&h));
-    HWARO_CUDNN_CHECK(cudnnSetStream(h, stream));
-    return h;
-  }
-
- private:
-  std::array<cudnnHandle_t, kMaxDevices> handles_{};
+struct Cudnn {
+  using Handle = cudnnHandle_t;
+  static constexpr const char* kName = "cuDNN";
+  static void create(Handle* h) { HWARO_CUDNN_CHECK(cudnnCreate(h)); }
+  static void destroy(Handle h) { cudnnDestroy(h); }
+  static void set_stream(Handle h, cudaStream_t stream) { HWARO_CUDNN_CHECK(cudnnSetStream(h, stream)); }
 };
-
-cudnnHandle_t handle_for(const KernelArgs& args) {
-  thread_local ThreadHandles handles;
-  return handles.get(args[0].device.index(), stream_of(args));
-}
 
 // The storage type, the accumulation type and the type of alpha and beta for each dtype.
 template <typename T> struct ConvTypes;
@@ -242,7 +222,7 @@ template <typename T> struct Conv2dForward {
     const TensorView &y = args[0], &x = args[1], &w = args[2], &bias = args[3];
     if (y.numel() == 0) return;
     set_device_of(args);
-    cudnnHandle_t handle = handle_for(args);
+    cudnnHandle_t handle = handle_for<Cudnn>(args);
     const ConvPlan& plan = plan_for<T, cudnnConvolutionFwdAlgoPerf_t>(
         kForward, x, w, y, args, [&](const ConvDescriptors& d, int n, int* returned, cudnnConvolutionFwdAlgoPerf_t* perf) {
           HWARO_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(handle, d.x(), d.w(), d.conv(), d.y(), n,
@@ -269,7 +249,7 @@ template <typename T> struct Conv2dBackwardInput {
       HWARO_CUDA_CHECK(cudaMemsetAsync(dx.data, 0, static_cast<std::size_t>(dx.numel()) * sizeof(T), stream_of(args)));
       return;
     }
-    cudnnHandle_t handle = handle_for(args);
+    cudnnHandle_t handle = handle_for<Cudnn>(args);
     const ConvPlan& plan = plan_for<T, cudnnConvolutionBwdDataAlgoPerf_t>(
         kBackwardData, dx, w, dy, args,
         [&](const ConvDescriptors& d, int n, int* returned, cudnnConvolutionBwdDataAlgoPerf_t* perf) {
@@ -300,7 +280,7 @@ template <typename T> struct Conv2dBackwardWeight {
       }
       return;
     }
-    cudnnHandle_t handle = handle_for(args);
+    cudnnHandle_t handle = handle_for<Cudnn>(args);
     const ConvPlan& plan = plan_for<T, cudnnConvolutionBwdFilterAlgoPerf_t>(
         kBackwardFilter, x, dw, dy, args,
         [&](const ConvDescriptors& d, int n, int* returned, cudnnConvolutionBwdFilterAlgoPerf_t* perf) {

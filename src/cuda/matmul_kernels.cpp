@@ -9,12 +9,12 @@
 #include <cublas_v2.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <type_traits>
 
 #include "cuda/kernel_families.h"
 #include "cuda/kernel_launch.h"
+#include "cuda/thread_handles.h"
 #include "hwaro/cuda.h"
 #include "hwaro/errors.h"
 
@@ -45,34 +45,13 @@ const char* cublas_status_text(cublasStatus_t status) {
     }                                                                                                    \
   } while (false)
 
-// One cuBLAS handle per device and thread (a handle must not be used by two threads at once),
-// made on first use and destroyed when the thread ends.
-class ThreadHandles {
- public:
-  static constexpr int kMaxDevices = 64;
-  ~ThreadHandles() {
-    for (cublasHandle_t h : handles_) {
-      if (h != nullptr) cublasDestroy(h);  // at thread exit: nothing useful to do with a failure
-    }
-  }
-  // The handle of the current device, set to run on `stream`.
-  cublasHandle_t get(int device, cudaStream_t stream) {
-    HWARO_CHECK(device >= 0 && device < kMaxDevices, "cuBLAS handles: device index ", device, " is beyond ",
-                kMaxDevices);
-    cublasHandle_t& h = handles_[static_cast<std::size_t>(device)];
-    if (h == nullptr) HWARO_CUBLAS_CHECK(cublasCreate(&h));
-    HWARO_CUBLAS_CHECK(cublasSetStream(h, stream));
-    return h;
-  }
-
- private:
-  std::array<cublasHandle_t, kMaxDevices> handles_{};
+struct Cublas {
+  using Handle = cublasHandle_t;
+  static constexpr const char* kName = "cuBLAS";
+  static void create(Handle* h) { HWARO_CUBLAS_CHECK(cublasCreate(h)); }
+  static void destroy(Handle h) { cublasDestroy(h); }
+  static void set_stream(Handle h, cudaStream_t stream) { HWARO_CUBLAS_CHECK(cublasSetStream(h, stream)); }
 };
-
-cublasHandle_t handle_for(const KernelArgs& args) {
-  thread_local ThreadHandles handles;
-  return handles.get(args[0].device.index(), stream_of(args));
-}
 
 struct GemmOperand {
   cublasOperation_t op;  // for the column-major call (see the file comment)
@@ -138,7 +117,7 @@ template <typename T> struct MatmulKernel {
     const std::int64_t batch = out.sizes[0], m = out.sizes[1], n = out.sizes[2], k = a.sizes[2];
     if (batch == 0 || m == 0 || n == 0) return;
     set_device_of(args);
-    cublasHandle_t handle = handle_for(args);
+    cublasHandle_t handle = handle_for<Cublas>(args);
     if (k == 0) {
       scale_output<T>(args, handle, batch * m * n, args.scalars[1]);
       return;
