@@ -125,9 +125,11 @@ Tensor im2col(const Tensor& x, IntArrayRef kernel_size, IntArrayRef dilation = {
 Tensor col2im(const Tensor& cols, IntArrayRef output_size, IntArrayRef kernel_size, IntArrayRef dilation = {1},
               IntArrayRef padding = {0}, IntArrayRef stride = {1});
 // Max over each window of x [N, C, H, W] -> (values [N, C, oh, ow], indices int64 into H*W).
-// stride empty: the kernel size. Padding (at most half the kernel) never wins.
+// stride empty: the kernel size. Padding (at most half the kernel) never wins. ceil_mode rounds
+// oh and ow up, so that a last, partial window covers what floor division leaves out.
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {},
-                                                   IntArrayRef padding = {0}, IntArrayRef dilation = {1});
+                                                   IntArrayRef padding = {0}, IntArrayRef dilation = {1},
+                                                   bool ceil_mode = false);
 
 // ---- data movement ----
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim = 0);

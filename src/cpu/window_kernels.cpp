@@ -188,9 +188,11 @@ template <typename T> struct MaxPool2dKernel {
     const T* in = x.ptr<const T>();
     T* values = out.ptr<T>();
     std::int64_t* where = indices.ptr<std::int64_t>();
-    // Without padding or dilation every tap lies inside the input (the output size guarantees it),
-    // so the common MaxPool2d(k) skips window_max's bounds checks; same tap order, same NaN rule.
-    const bool all_taps_inside = g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1;
+    // Without padding or dilation, and with the floor-rounded output size (ceil_mode's last window
+    // hangs over the edge), every tap lies inside the input, so the common MaxPool2d(k) skips
+    // window_max's bounds checks; same tap order, same NaN rule.
+    const bool all_taps_inside = g.ph == 0 && g.pw == 0 && g.dh == 1 && g.dw == 1 && oh == g.out_height(h) &&
+                                 ow == g.out_width(w);
     const bool two_by_two = all_taps_inside && g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2;
     parallel_for(0, planes, grain_for(oh * ow * g.kh * g.kw), [&](std::int64_t begin, std::int64_t end) {
       std::vector<Acc> best_row(all_taps_inside && !two_by_two ? static_cast<std::size_t>(ow) : 0);

@@ -1,6 +1,7 @@
 // Conv2d and the pooling layers: options held, forward through functional.
 #include <cmath>
 #include <sstream>
+#include <string>
 
 #include "hwaro/nn/conv.h"
 #include "hwaro/nn/functional.h"
@@ -58,21 +59,29 @@ std::string Conv2dImpl::extra_repr() const {
 }
 
 Tensor MaxPool2dImpl::forward(const Tensor& input) {
-  return functional::max_pool2d(input, options.kernel_size(), options.stride(), options.padding(), options.dilation());
+  return functional::max_pool2d(input, options.kernel_size(), options.stride(), options.padding(), options.dilation(),
+                                options.ceil_mode());
 }
 
 std::string MaxPool2dImpl::extra_repr() const {
   return "kernel_size=" + pair_text(options.kernel_size()) + ", stride=" + pair_text(options.stride()) +
-         ", padding=" + pair_text(options.padding()) + ", dilation=" + pair_text(options.dilation());
+         ", padding=" + pair_text(options.padding()) + ", dilation=" + pair_text(options.dilation()) +
+         ", ceil_mode=" + (options.ceil_mode() ? "true" : "false");
 }
 
 Tensor AvgPool2dImpl::forward(const Tensor& input) {
-  return functional::avg_pool2d(input, options.kernel_size(), options.stride(), options.padding());
+  return functional::avg_pool2d(input, options.kernel_size(), options.stride(), options.padding(), options.ceil_mode(),
+                                options.count_include_pad(), options.divisor_override());
 }
 
+// PyTorch's printout names only the window; the divisor options are shown when they are not the defaults.
 std::string AvgPool2dImpl::extra_repr() const {
-  return "kernel_size=" + pair_text(options.kernel_size()) + ", stride=" + pair_text(options.stride()) +
-         ", padding=" + pair_text(options.padding());
+  std::string s = "kernel_size=" + pair_text(options.kernel_size()) + ", stride=" + pair_text(options.stride()) +
+                  ", padding=" + pair_text(options.padding());
+  if (options.ceil_mode()) s += ", ceil_mode=true";
+  if (!options.count_include_pad()) s += ", count_include_pad=false";
+  if (options.divisor_override()) s += ", divisor_override=" + std::to_string(*options.divisor_override());
+  return s;
 }
 
 Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) { return functional::adaptive_avg_pool2d(input, output_size); }

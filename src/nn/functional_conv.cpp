@@ -13,6 +13,7 @@
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
 #include "ops/convolution.h"
+#include "ops/windows.h"
 
 namespace hwaro::nn::functional {
 namespace {
@@ -71,6 +72,30 @@ Tensor adaptive_weights(std::int64_t in, std::int64_t out, const Tensor& like) {
   return tensor(m, {out, in}).to(like.device(), like.dtype());
 }
 
+// avg_pool2d's divisor of every output position, row-major [oh * ow], by PyTorch's rule: a
+// window's extent is cut at the end of the padding (a ceil_mode overhang does not count), and
+// without count_include_pad also at the input's edges.
+std::vector<double> pool_divisors(const ops::Window& g, std::int64_t h, std::int64_t w, const ops::WindowPair& out,
+                                  bool count_include_pad, std::optional<std::int64_t> divisor_override) {
+  const auto extents = [&](int axis, std::int64_t in) {
+    std::vector<double> e(static_cast<std::size_t>(out[axis]));
+    for (std::int64_t i = 0; i < out[axis]; ++i) {
+      const std::int64_t start = i * g.stride[axis] - g.padding[axis];
+      const std::int64_t end = std::min(start + g.kernel[axis], in + g.padding[axis]);
+      e[static_cast<std::size_t>(i)] = static_cast<double>(
+          count_include_pad ? end - start : std::min(end, in) - std::max<std::int64_t>(start, 0));
+    }
+    return e;
+  };
+  const std::vector<double> rows = extents(0, h), cols = extents(1, w);
+  std::vector<double> d;
+  d.reserve(rows.size() * cols.size());
+  for (double r : rows) {
+    for (double col : cols) d.push_back(divisor_override ? static_cast<double>(*divisor_override) : r * col);
+  }
+  return d;
+}
+
 }  // namespace
 
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
@@ -83,29 +108,41 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArra
 }
 
 Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
-                  IntArrayRef dilation) {
+                  IntArrayRef dilation, bool ceil_mode) {
   return batched("max_pool2d", x, [&](const Tensor& x4) {
-    return std::get<0>(max_pool2d_with_indices(x4, kernel_size, stride, padding, dilation));
+    return std::get<0>(max_pool2d_with_indices(x4, kernel_size, stride, padding, dilation, ceil_mode));
   });
 }
 
-Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding) {
+Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding, bool ceil_mode,
+                  bool count_include_pad, std::optional<std::int64_t> divisor_override) {
   return batched("avg_pool2d", x, [&](const Tensor& x4) {
-    HWARO_CHECK(!kernel_size.empty() && !padding.empty(), "avg_pool2d: kernel_size and padding need one value or two");
-    for (std::size_t axis = 0; axis < 2; ++axis) {
-      const std::int64_t k = kernel_size[std::min(axis, kernel_size.size() - 1)];
-      const std::int64_t pad = padding[std::min(axis, padding.size() - 1)];
-      HWARO_CHECK(pad <= k / 2, "avg_pool2d: padding should be at most half of the kernel size, got padding ", pad,
-                  " for kernel size ", k);
+    const char* op = "avg_pool2d";
+    const ops::Window g = ops::make_window(op, kernel_size, {1}, padding, stride.empty() ? kernel_size : stride);
+    for (int axis = 0; axis < 2; ++axis) {
+      HWARO_CHECK(g.padding[axis] <= g.kernel[axis] / 2, op, ": padding should be at most half of the kernel size, got ",
+                  "padding ", g.padding[axis], " for kernel size ", g.kernel[axis]);
     }
-    const std::int64_t n = x4.size(0), c = x4.size(1);
-    // Each channel as its own one-channel image: its columns are the windows, averaged over taps.
-    const Tensor cols = im2col(x4.reshape({n * c, 1, x4.size(2), x4.size(3)}), kernel_size, {1}, padding,
-                               stride.empty() ? kernel_size : stride);
-    const std::int64_t oh_probe = x4.size(2) + 2 * padding[0] - kernel_size[0];
-    const std::int64_t sh = stride.empty() ? kernel_size[0] : stride[0];
-    const std::int64_t oh = oh_probe / sh + 1;
-    return cols.mean({1}).reshape({n, c, oh, cols.size(2) / oh});
+    HWARO_CHECK(!divisor_override || *divisor_override != 0, op, ": divisor_override must not be zero");
+    const std::int64_t n = x4.size(0), c = x4.size(1), h = x4.size(2), w = x4.size(3);
+    const ops::WindowPair out = ops::output_size(op, g, h, w, ceil_mode);
+    // ceil_mode's last window may hang past the padding: zeros appended at the bottom and right
+    // make im2col's floor-rounded window positions the same out[0] x out[1] windows.
+    Tensor padded = x4;
+    const TensorOptions like{.dtype = x4.dtype(), .device = x4.device()};
+    const std::int64_t extra_h = (out[0] - 1) * g.stride[0] + g.kernel[0] - (h + 2 * g.padding[0]);
+    const std::int64_t extra_w = (out[1] - 1) * g.stride[1] + g.kernel[1] - (w + 2 * g.padding[1]);
+    if (extra_h > 0) padded = cat({padded, zeros({n, c, extra_h, w}, like)}, 2);
+    if (extra_w > 0) padded = cat({padded, zeros({n, c, padded.size(2), extra_w}, like)}, 3);
+    // Each channel as its own one-channel image: its columns are the windows, summed over taps.
+    const Tensor sums = im2col(padded.reshape({n * c, 1, padded.size(2), padded.size(3)}), kernel_size, {1}, padding,
+                               stride.empty() ? kernel_size : stride)
+                            .sum({1});
+    const std::vector<double> divisors = pool_divisors(g, h, w, out, count_include_pad, divisor_override);
+    const bool uniform = std::all_of(divisors.begin(), divisors.end(), [&](double d) { return d == divisors[0]; });
+    // The usual case divides by one number; only partial windows need a divisor per position.
+    const Tensor mean = uniform ? sums / divisors[0] : sums / tensor(divisors, like);
+    return mean.reshape({n, c, out[0], out[1]});
   });
 }
 

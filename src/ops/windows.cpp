@@ -21,9 +21,13 @@ void Window::to_args(KernelArgs& args) const {
   for (std::size_t i = 0; i < v.size(); ++i) args.ints[i] = v[i];
 }
 
-std::int64_t Window::out_size(int axis, std::int64_t in) const {
+std::int64_t Window::out_size(int axis, std::int64_t in, bool ceil_mode) const {
   const std::int64_t span = in + 2 * padding[axis] - dilated_kernel(axis);
-  return span < 0 ? 0 : span / stride[axis] + 1;
+  if (span < 0) return 0;
+  if (!ceil_mode) return span / stride[axis] + 1;
+  std::int64_t out = (span + stride[axis] - 1) / stride[axis] + 1;
+  if ((out - 1) * stride[axis] >= in + padding[axis]) --out;  // that window would start in the trailing padding
+  return out;
 }
 
 namespace {
@@ -43,8 +47,8 @@ Window make_window(const char* op, IntArrayRef kernel_size, IntArrayRef dilation
           expand_pair(op, "padding", padding, 0), expand_pair(op, "dilation", dilation, 1)};
 }
 
-WindowPair output_size(const char* op, const Window& g, std::int64_t h, std::int64_t w) {
-  const WindowPair out{g.out_size(0, h), g.out_size(1, w)};
+WindowPair output_size(const char* op, const Window& g, std::int64_t h, std::int64_t w, bool ceil_mode) {
+  const WindowPair out{g.out_size(0, h, ceil_mode), g.out_size(1, w, ceil_mode)};
   HWARO_CHECK(out[0] > 0 && out[1] > 0, op, ": the input of ", h, "x", w, " (padded by ", g.padding[0], ", ",
               g.padding[1], ") is smaller than the dilated kernel of ", g.dilated_kernel(0), "x", g.dilated_kernel(1),
               "; the output would be ", out[0], "x", out[1], "; use a smaller kernel, more padding or a larger input");
@@ -141,7 +145,7 @@ Tensor col2im(const Tensor& cols, IntArrayRef output_size_hw, IntArrayRef kernel
 }
 
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride,
-                                                   IntArrayRef padding, IntArrayRef dilation) {
+                                                   IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
   const char* op = "max_pool2d";
   check_image_batch(op, "input", x);
   const Window g = make_window(op, kernel_size, dilation, padding, stride.empty() ? kernel_size : stride);
@@ -149,7 +153,7 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& x, IntArrayRef 
     HWARO_CHECK(g.padding[axis] <= g.kernel[axis] / 2, op, ": padding should be at most half of the kernel size, got ",
                 "padding ", g.padding[axis], " for kernel size ", g.kernel[axis]);
   }
-  const Pair out = output_size(op, g, x.size(2), x.size(3));
+  const Pair out = output_size(op, g, x.size(2), x.size(3), ceil_mode);
   // Every window must hold one real element, or its maximum (and gradient target) is undefined.
   for (int axis = 0; axis < 2; ++axis) {
     const std::int64_t in = x.size(2 + axis);

@@ -21,7 +21,9 @@ struct Window {
   DimVector ints() const;
   void to_args(KernelArgs& args) const;
   // 0 when the dilated kernel does not fit (C++ division would round a negative span up to 0).
-  std::int64_t out_size(int axis, std::int64_t in) const;
+  // ceil_mode (pooling's): the last window may hang over the bottom or right edge, as long as it
+  // starts inside the input or its leading padding (PyTorch's pooling_output_shape).
+  std::int64_t out_size(int axis, std::int64_t in, bool ceil_mode = false) const;
   std::int64_t dilated_kernel(int axis) const { return dilation[axis] * (kernel[axis] - 1) + 1; }
 };
 
@@ -30,7 +32,7 @@ Window make_window(const char* op, IntArrayRef kernel_size, IntArrayRef dilation
                    IntArrayRef stride);
 
 // The output's spatial size for an input of h x w, or hw::Error when the window does not fit.
-WindowPair output_size(const char* op, const Window& g, std::int64_t h, std::int64_t w);
+WindowPair output_size(const char* op, const Window& g, std::int64_t h, std::int64_t w, bool ceil_mode = false);
 
 Tensor im2col_from_ints(const Tensor& x, IntArrayRef ints);
 Tensor col2im_from_ints(const Tensor& cols, IntArrayRef ints);

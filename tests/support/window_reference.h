@@ -10,8 +10,17 @@ namespace hwaro::test {
 
 struct Window {
   std::int64_t kh, kw, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
-  std::int64_t out_h(std::int64_t h) const { return (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1; }
-  std::int64_t out_w(std::int64_t w) const { return (w + 2 * pw - dw * (kw - 1) - 1) / sw + 1; }
+  bool ceil_mode = false;  // pooling's: round up, but no window may start in the trailing padding
+  std::int64_t out_h(std::int64_t h) const { return out_size(h, kh, sh, ph, dh); }
+  std::int64_t out_w(std::int64_t w) const { return out_size(w, kw, sw, pw, dw); }
+
+ private:
+  std::int64_t out_size(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t p, std::int64_t d) const {
+    const double exact = static_cast<double>(in + 2 * p - d * (k - 1) - 1) / static_cast<double>(s);
+    std::int64_t out = static_cast<std::int64_t>(ceil_mode ? std::ceil(exact) : std::floor(exact)) + 1;
+    if (ceil_mode && (out - 1) * s >= in + p) --out;
+    return out;
+  }
 };
 
 // x [n, c, h, w], weight [o, c / groups, kh, kw], bias [o] or empty -> [n, o, oh, ow].
@@ -70,21 +79,30 @@ inline MaxPoolResult ref_max_pool2d(const std::vector<double>& x, std::int64_t p
   return res;
 }
 
-// planes [p, h, w] -> the mean of each window with padding counted as zeros.
+// planes [p, h, w] -> the mean of each window, by PyTorch's divisor rule: divisor_override if
+// non-zero; else the window's taps inside the padded input (count_include_pad); else those inside
+// the input.
 inline std::vector<double> ref_avg_pool2d(const std::vector<double>& x, std::int64_t planes, std::int64_t h,
-                                          std::int64_t w, const Window& g) {
+                                          std::int64_t w, const Window& g, bool count_include_pad = true,
+                                          std::int64_t divisor_override = 0) {
   const std::int64_t oh = g.out_h(h), ow = g.out_w(w);
   std::vector<double> out;
   for (std::int64_t p = 0; p < planes; ++p)
     for (std::int64_t i = 0; i < oh; ++i)
       for (std::int64_t j = 0; j < ow; ++j) {
         double s = 0;
+        std::int64_t in_padded = 0, in_input = 0;
         for (std::int64_t ki = 0; ki < g.kh; ++ki)
           for (std::int64_t kj = 0; kj < g.kw; ++kj) {
             const std::int64_t r = i * g.sh - g.ph + ki, col = j * g.sw - g.pw + kj;
-            if (r >= 0 && r < h && col >= 0 && col < w) s += x[static_cast<std::size_t>((p * h + r) * w + col)];
+            if (r < h + g.ph && col < w + g.pw) ++in_padded;
+            if (r >= 0 && r < h && col >= 0 && col < w) {
+              s += x[static_cast<std::size_t>((p * h + r) * w + col)];
+              ++in_input;
+            }
           }
-        out.push_back(s / static_cast<double>(g.kh * g.kw));
+        const std::int64_t divisor = divisor_override != 0 ? divisor_override : count_include_pad ? in_padded : in_input;
+        out.push_back(s / static_cast<double>(divisor));
       }
   return out;
 }

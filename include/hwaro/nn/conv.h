@@ -3,6 +3,7 @@
 // LibTorch's options (hw::nn::Conv2d(hw::nn::Conv2dOptions(1, 32, 3).padding(1))).
 // Inputs are [N, C, H, W], or [C, H, W] for one image.
 #include <memory>
+#include <optional>
 
 #include "hwaro/nn/expanding_array.h"
 #include "hwaro/nn/module.h"
@@ -46,6 +47,7 @@ struct MaxPool2dOptions {
   HWARO_ARG(ExpandingArray<2>, stride);  // defaults to the kernel size
   HWARO_ARG(ExpandingArray<2>, padding) = 0;
   HWARO_ARG(ExpandingArray<2>, dilation) = 1;
+  HWARO_ARG(bool, ceil_mode) = false;  // round the output size up (functional::max_pool2d)
 };
 
 class MaxPool2dImpl : public Module {
@@ -65,9 +67,12 @@ struct AvgPool2dOptions {
   HWARO_ARG(ExpandingArray<2>, kernel_size);
   HWARO_ARG(ExpandingArray<2>, stride);  // defaults to the kernel size
   HWARO_ARG(ExpandingArray<2>, padding) = 0;
+  HWARO_ARG(bool, ceil_mode) = false;
+  HWARO_ARG(bool, count_include_pad) = true;  // padding counts as zeros in the mean
+  HWARO_ARG(std::optional<std::int64_t>, divisor_override) = std::nullopt;
 };
 
-// Padding counts as zeros in the mean (PyTorch's count_include_pad=True).
+// The mean of each window, with functional::avg_pool2d's divisor rule.
 class AvgPool2dImpl : public Module {
  public:
   explicit AvgPool2dImpl(AvgPool2dOptions opts) : options(opts) {}

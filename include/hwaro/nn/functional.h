@@ -25,11 +25,17 @@ Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
 // oh = (H + 2 * padding - dilation * (kh - 1) - 1) / stride + 1 (and ow likewise).
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1},
               IntArrayRef padding = {0}, IntArrayRef dilation = {1}, std::int64_t groups = 1);
-// stride empty: the kernel size. Padding at most half the kernel.
+// Pooling: stride empty means the kernel size; padding at most half the kernel. ceil_mode rounds
+// the output size up (a last, partial window covers what floor division leaves out, as long as it
+// starts inside the input or its leading padding).
 Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
-                  IntArrayRef dilation = {1});
-// The mean of each window, padding counted as zeros (PyTorch's count_include_pad=True).
-Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0});
+                  IntArrayRef dilation = {1}, bool ceil_mode = false);
+// The mean of each window. Its divisor, as PyTorch's: divisor_override if given; else the
+// window's size within the padded input (count_include_pad, padding counted as zeros; a ceil_mode
+// window's overhang past the padding is not counted); else the number of input elements it covers.
+Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride = {}, IntArrayRef padding = {0},
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<std::int64_t> divisor_override = std::nullopt);
 // The mean over PyTorch's adaptive windows: output row i averages rows [floor(i*H/oh), ceil((i+1)*H/oh)).
 Tensor adaptive_avg_pool2d(const Tensor& x, IntArrayRef output_size);
 
