@@ -1,13 +1,17 @@
-// The fused optimiser step (OpId::AdamStep: one kernel per parameter reads the gradient and both
-// moments once and writes the parameter and moments once) against the same Adam update written
-// op by op with public tensor ops, as a user without the fused kernel would (about ten passes
-// over memory, and a temporary per op). Parameters of the MLP of `hwaro train` (784-256-128-10,
-// 235k floats) and of one 16M-float tensor, where memory bandwidth decides. Report the ratio of
-// the two rows of a size, measured in the same run.
+// The fused optimiser step (OpId::AdamStep: one multi-tensor launch per parameter group reads each
+// gradient and both moments once and writes the parameter and moments once) against
+//   - the same Adam update written op by op with public tensor ops, as a user without the fused
+//     kernel would (about ten passes over memory, and a temporary per op), and
+//   - the fused kernel launched once per parameter (an optimiser per parameter: how hwaro stepped
+//     before the multi-tensor launch), which on a GPU pays a launch per parameter.
+// Parameters of the MLP of `hwaro train` (784-256-128-10, 235k floats), of one 16M-float tensor,
+// where memory bandwidth decides, and of a ResNet-18-shaped model (62 tensors, 11.7M floats),
+// where launches add up. Report the ratio of the rows of a size, measured in the same run.
 // The CUDA rows run only when a GPU is present (skipped with the reason otherwise).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "device_rows.h"
@@ -22,10 +26,32 @@ using hw::bench::sync;
 
 constexpr double kLr = 1e-3, kBeta1 = 0.9, kBeta2 = 0.999, kEps = 1e-8;
 
-// Parameter shapes: range(0) == 0 the MLP's six tensors, 1 one large tensor.
+// ResNet-18's parameter shapes: a stem, four stages of two basic blocks (two 3x3 convolutions with
+// batch norm each, a 1x1 downsampling convolution where the width doubles), the classifier.
+std::vector<std::vector<std::int64_t>> resnet18_shapes() {
+  std::vector<std::vector<std::int64_t>> shapes = {{64, 3, 7, 7}, {64}, {64}};
+  std::int64_t in = 64;
+  for (std::int64_t width : {64, 128, 256, 512}) {
+    for (int block = 0; block < 2; ++block) {
+      const std::int64_t block_in = block == 0 ? in : width;
+      for (std::int64_t c_in : {block_in, width}) {
+        shapes.push_back({width, c_in, 3, 3});
+        shapes.push_back({width});
+        shapes.push_back({width});
+      }
+      if (block_in != width) shapes.insert(shapes.end(), {{width, block_in, 1, 1}, {width}, {width}});
+    }
+    in = width;
+  }
+  shapes.insert(shapes.end(), {{1000, 512}, {1000}});
+  return shapes;
+}
+
+// Parameter shapes: range(0) == 0 the MLP's six tensors, 1 one large tensor, 2 ResNet-18's.
 std::vector<std::vector<std::int64_t>> shapes_for(std::int64_t which) {
   if (which == 0) return {{256, 784}, {256}, {128, 256}, {128}, {10, 128}, {10}};
-  return {{4096, 4096}};
+  if (which == 1) return {{4096, 4096}};
+  return resnet18_shapes();
 }
 
 // Parameters with a fixed random gradient each.
@@ -61,6 +87,23 @@ void fused_adam(benchmark::State& state, hw::Device device) {
   set_counters(state, params);
 }
 
+void fused_adam_per_parameter(benchmark::State& state, hw::Device device) {
+  if (skip_without(state, device)) return;
+  std::vector<hw::Tensor> params = make_params(state.range(0), device);
+  std::vector<std::unique_ptr<hw::optim::Adam>> optimizers;
+  for (const hw::Tensor& p : params) {
+    optimizers.push_back(std::make_unique<hw::optim::Adam>(
+        std::vector<hw::Tensor>{p}, hw::optim::AdamOptions{.lr = kLr, .beta1 = kBeta1, .beta2 = kBeta2, .eps = kEps}));
+    optimizers.back()->step();  // creates the moments
+  }
+  sync(device);
+  for (auto _ : state) {
+    for (auto& adam : optimizers) adam->step();
+    sync(device);
+  }
+  set_counters(state, params);
+}
+
 void composite_adam(benchmark::State& state, hw::Device device) {
   if (skip_without(state, device)) return;
   std::vector<hw::Tensor> params = make_params(state.range(0), device);
@@ -89,13 +132,17 @@ void composite_adam(benchmark::State& state, hw::Device device) {
 }
 
 void BM_adam_fused_cpu(benchmark::State& state) { fused_adam(state, hw::Device("cpu")); }
+void BM_adam_fused_per_parameter_cpu(benchmark::State& state) { fused_adam_per_parameter(state, hw::Device("cpu")); }
 void BM_adam_composite_cpu(benchmark::State& state) { composite_adam(state, hw::Device("cpu")); }
 void BM_adam_fused_cuda(benchmark::State& state) { fused_adam(state, hw::Device("cuda")); }
+void BM_adam_fused_per_parameter_cuda(benchmark::State& state) { fused_adam_per_parameter(state, hw::Device("cuda")); }
 void BM_adam_composite_cuda(benchmark::State& state) { composite_adam(state, hw::Device("cuda")); }
 
 }  // namespace
 
-BENCHMARK(BM_adam_fused_cpu)->Arg(0)->Arg(1)->UseRealTime();
-BENCHMARK(BM_adam_composite_cpu)->Arg(0)->Arg(1)->UseRealTime();
-BENCHMARK(BM_adam_fused_cuda)->Arg(0)->Arg(1)->UseRealTime();
-BENCHMARK(BM_adam_composite_cuda)->Arg(0)->Arg(1)->UseRealTime();
+BENCHMARK(BM_adam_fused_cpu)->Arg(0)->Arg(1)->Arg(2)->UseRealTime();
+BENCHMARK(BM_adam_fused_per_parameter_cpu)->Arg(0)->Arg(2)->UseRealTime();
+BENCHMARK(BM_adam_composite_cpu)->Arg(0)->Arg(1)->Arg(2)->UseRealTime();
+BENCHMARK(BM_adam_fused_cuda)->Arg(0)->Arg(1)->Arg(2)->UseRealTime();
+BENCHMARK(BM_adam_fused_per_parameter_cuda)->Arg(0)->Arg(2)->UseRealTime();
+BENCHMARK(BM_adam_composite_cuda)->Arg(0)->Arg(1)->Arg(2)->UseRealTime();

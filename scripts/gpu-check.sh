@@ -89,11 +89,16 @@ tail -25 "$out/ctest.log"
 [ "$ctest_rc" -eq 0 ] || status=1
 
 step "GPU test cases that ran (not skipped)"
+group_cases='*_group_*_on_cuda*'
+
 for t in build-gpu/tests/test_cuda_* build-gpu/tests/test_pinned_memory build-gpu/tests/test_timer \
          build-gpu/tests/test_nccl_process_group build-gpu/tests/test_serialize; do
   [ -x "$t" ] || continue
   "$t" --gtest_brief=0 2>&1 | grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' | sed "s|^|$(basename "$t"): |"
 done | tee "$out/gpu-cases.txt"
+# The fused optimisers' multi-tensor launch on the GPU (the parity cases of parameter groups).
+build-gpu/tests/test_parity --gtest_brief=0 --gtest_filter="$group_cases" 2>&1 |
+  grep -E '^\[ +(OK|FAILED|SKIPPED) +\]' | sed "s|^|test_parity: |" | tee -a "$out/gpu-cases.txt"
 
 step "GPU benchmarks (hwaro)"
 bench_json=()
@@ -167,6 +172,9 @@ elif [ -n "$sanitizer" ]; then
       >"$out/sanitizer-$(basename "$t").log" 2>&1 &
     memchecked+=("$!:$(basename "$t")")
   done
+  HWARO_CUDA_ALLOC=native timeout 150 "$sanitizer" --tool memcheck --error-exitcode 3 build-gpu/tests/test_parity \
+    --gtest_brief=1 --gtest_filter="$group_cases" >"$out/sanitizer-test_parity.log" 2>&1 &
+  memchecked+=("$!:test_parity")
   for entry in "${memchecked[@]}"; do
     if wait "${entry%%:*}"; then
       sanitized=$((sanitized + 1))

@@ -1,8 +1,9 @@
 // Optimisers step by step against float64 references of torch.optim's update rules, on fresh
-// random parameters and gradients.
+// random parameters and gradients; a group of parameters in one fused launch.
 #include <cmath>
 
 #include "support/test_support.h"
+#include "testing/test_backend.h"
 
 namespace hwaro::test {
 namespace {
@@ -73,9 +74,10 @@ TEST(Optim, SGDMatchesTheReferenceRule) {
 void adam_reference(std::vector<double>& p, const std::vector<std::vector<double>>& grads, double lr, double b1,
                     double b2, double eps, double wd, bool decoupled, bool amsgrad,
                     std::vector<std::vector<double>>& out) {
-  std::vector<double> m(kSize, 0), v(kSize, 0), vmax(kSize, 0);
-  for (int t = 1; t <= kSteps; ++t) {
-    for (std::int64_t i = 0; i < kSize; ++i) {
+  const std::size_t n = p.size();
+  std::vector<double> m(n, 0), v(n, 0), vmax(n, 0);
+  for (int t = 1; t <= static_cast<int>(grads.size()); ++t) {
+    for (std::size_t i = 0; i < n; ++i) {
       double g = grads[t - 1][i];
       if (decoupled) {
         p[i] *= 1 - lr * wd;
@@ -116,6 +118,86 @@ TEST(Optim, AdamAndAdamWMatchTheReferenceRule) {
         }
       }
     }
+  }
+}
+
+// A group as a model gives it: parameters of several sizes (1 element; more than a GPU block's
+// share), a strided one (the composite path), one whose gradient arrives a step late (its own
+// step count, so its own bias corrections), one that never gets a gradient. Each parameter must
+// follow the reference of its own gradients, and each step must be one fused launch for the
+// whole group, on a test device where launches are counted.
+struct GroupParam {
+  std::int64_t size;
+  bool strided;
+  int first_grad_step;  // kSteps: never
+};
+
+const std::vector<GroupParam> kGroup = {{1, false, 0}, {2500, false, 0}, {7, true, 0}, {33, false, 2}, {5, false, kSteps}};
+
+struct GroupRun {
+  std::vector<std::vector<double>> final_values;
+  std::int64_t fused_launches;
+};
+
+template <typename Opt, typename Options>
+GroupRun run_group(OpId fused_op, const std::vector<std::vector<double>>& start,
+                   const std::vector<std::vector<std::vector<double>>>& grads, Options options) {
+  const Device device = other_device();
+  std::vector<Tensor> params;
+  for (std::size_t k = 0; k < kGroup.size(); ++k) {
+    Tensor p = tensor(start[k]).to(device);
+    if (kGroup[k].strided) p = non_contiguous_copy(p);
+    params.push_back(p.set_requires_grad(true));
+  }
+  Opt opt(params, options);
+  const std::int64_t launches_before = testing::kernel_launches(fused_op);
+  for (int t = 0; t < kSteps; ++t) {
+    for (std::size_t k = 0; k < kGroup.size(); ++k) {
+      if (t >= kGroup[k].first_grad_step) params[k].mutable_grad() = tensor(grads[k][t]).to(device);
+    }
+    opt.step();
+  }
+  GroupRun run{{}, testing::kernel_launches(fused_op) - launches_before};
+  for (const Tensor& p : params) run.final_values.push_back(values_of(p));
+  return run;
+}
+
+TEST(Optim, AGroupStepsInOneFusedLaunchAndEachParameterFollowsItsOwnSteps) {
+  std::mt19937_64 rng(fresh_seed());
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<std::vector<double>> start;
+  std::vector<std::vector<std::vector<double>>> grads;  // [param][step][element]
+  for (const GroupParam& g : kGroup) {
+    start.push_back(values_of(random_tensor({g.size}, kFloat64, rng)));
+    grads.emplace_back(kSteps, std::vector<double>(static_cast<std::size_t>(g.size)));
+    for (auto& step : grads.back()) {
+      for (double& v : step) v = u(rng);
+    }
+  }
+  const double lr = 0.01, wd = 0.1;
+  const auto adamw = run_group<optim::AdamW>(OpId::AdamStep, start, grads,
+                                             optim::AdamWOptions{.lr = lr, .beta2 = 0.99, .weight_decay = wd});
+  const auto sgd = run_group<optim::SGD>(OpId::SgdStep, start, grads,
+                                         optim::SGDOptions{.lr = lr, .momentum = 0.9, .weight_decay = wd});
+  EXPECT_EQ(adamw.fused_launches, kSteps);
+  EXPECT_EQ(sgd.fused_launches, kSteps);
+  for (std::size_t k = 0; k < kGroup.size(); ++k) {
+    SCOPED_TRACE("parameter " + std::to_string(k));
+    const std::vector<std::vector<double>> own_grads(grads[k].begin() + std::min(kGroup[k].first_grad_step, kSteps),
+                                                     grads[k].end());
+    std::vector<double> want_adamw = start[k];
+    std::vector<std::vector<double>> unused;
+    adam_reference(want_adamw, own_grads, lr, 0.9, 0.99, 1e-8, wd, true, false, unused);
+    EXPECT_TRUE(all_close(adamw.final_values[k], want_adamw, 1e-10, 1e-12));
+    std::vector<double> want_sgd = start[k], buf(want_sgd.size());
+    for (std::size_t t = 0; t < own_grads.size(); ++t) {
+      for (std::size_t i = 0; i < want_sgd.size(); ++i) {
+        const double g = own_grads[t][i] + wd * want_sgd[i];
+        buf[i] = t == 0 ? g : 0.9 * buf[i] + g;
+        want_sgd[i] -= lr * buf[i];
+      }
+    }
+    EXPECT_TRUE(all_close(sgd.final_values[k], want_sgd, 1e-12, 1e-12));
   }
 }
 

@@ -56,6 +56,22 @@ template <typename Opt, typename Options> hw::Tensor optimizer_steps(const Input
   return p.detach();
 }
 
+// A group of parameters in[0..n/2) with gradients in[n/2..n), stepped as one group (a multi-tensor
+// launch) three times with gradients g, 2g, 3g; the parameters after, flattened and joined.
+template <typename Opt, typename Options> hw::Tensor optimizer_group_steps(const Inputs& in, const Options& options) {
+  const std::size_t n = in.size() / 2;
+  std::vector<hw::Tensor> params;
+  for (std::size_t k = 0; k < n; ++k) params.push_back(in[k].clone().set_requires_grad(true));
+  Opt optimizer(params, options);
+  for (int step = 1; step <= 3; ++step) {
+    for (std::size_t k = 0; k < n; ++k) params[k].mutable_grad() = in[n + k] * static_cast<double>(step);
+    optimizer.step();
+  }
+  std::vector<hw::Tensor> flat;
+  for (const hw::Tensor& p : params) flat.push_back(p.detach().flatten());
+  return hw::cat(flat);
+}
+
 std::vector<ParityCase> make_cases() {
   using R = std::mt19937_64;
   const auto one = [](std::vector<std::int64_t> sizes, double lo = -2.0, double hi = 2.0,
@@ -195,6 +211,27 @@ std::vector<ParityCase> make_cases() {
        }, 4},
       {"adamw_steps", two({1000}, {1000}),
        [](const Inputs& in) { return optimizer_steps<hw::optim::AdamW>(in, hw::optim::AdamWOptions{.lr = 0.01, .weight_decay = 0.1}); }, 4},
+      // Sizes around a GPU block's share of a multi-tensor launch (1024 elements) and one element.
+      {"adam_group_amsgrad_steps", [](R& rng) {
+         Inputs in;
+         for (int half = 0; half < 2; ++half) {
+           for (std::int64_t size : {1, 1024, 1025, 5000}) in.push_back(rnd({size}, rng));
+         }
+         return in;
+       },
+       [](const Inputs& in) {
+         return optimizer_group_steps<hw::optim::Adam>(in, hw::optim::AdamOptions{.lr = 0.01, .weight_decay = 0.1, .amsgrad = true});
+       }, 4},
+      {"sgd_group_steps", [](R& rng) {
+         Inputs in;
+         for (int half = 0; half < 2; ++half) {
+           for (std::int64_t size : {3, 2048, 777}) in.push_back(rnd({size}, rng));
+         }
+         return in;
+       },
+       [](const Inputs& in) {
+         return optimizer_group_steps<hw::optim::SGD>(in, hw::optim::SGDOptions{.lr = 0.1, .momentum = 0.9, .dampening = 0.1});
+       }, 4},
       {"sgd_nesterov_steps", two({17, 3}, {17, 3}),
        [](const Inputs& in) {
          return optimizer_steps<hw::optim::SGD>(in, hw::optim::SGDOptions{.lr = 0.1, .momentum = 0.9, .weight_decay = 0.01, .nesterov = true});
@@ -238,6 +275,11 @@ std::vector<ParityCase> make_cases() {
          return x.grad();
        }, 9},
       {"avg_pool2d", one({2, 3, 8, 7}), [](const Inputs& in) { return hw::nn::functional::avg_pool2d(in[0], {2, 3}, {2, 1}); }, 6},
+      // ceil_mode's partial last windows; their divisors without count_include_pad.
+      {"max_pool2d_ceil_mode", one({2, 3, 9, 8}),
+       [](const Inputs& in) { return hw::nn::functional::max_pool2d(in[0], {3}, {2}, {1}, {1}, true); }},
+      {"avg_pool2d_ceil_mode_exclude_pad", one({2, 3, 8, 7}),
+       [](const Inputs& in) { return hw::nn::functional::avg_pool2d(in[0], {3, 2}, {2, 2}, {1, 1}, true, false); }, 6},
       {"adaptive_avg_pool2d", one({2, 3, 9, 7}),
        [](const Inputs& in) { return hw::nn::functional::adaptive_avg_pool2d(in[0], {4, 3}); }, 9},
   };

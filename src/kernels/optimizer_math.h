@@ -28,6 +28,13 @@ HWARO_HOST_DEVICE inline void adam_update(C& p, C g, C& m, C& v, C* v_max, const
   p -= s.step_size * m / (std::sqrt(second) * s.inv_sqrt_bias2 + s.eps);
 }
 
+// One parameter's AdamScalars from the launch's scalars (OpId::AdamStep: beta1, beta2, eps, l2,
+// param_scale) and the parameter's own (step_size, inv_sqrt_bias2).
+template <typename C, typename S>
+HWARO_HOST_DEVICE inline AdamScalars<C> adam_scalars(const S* group, const S* own) {
+  return {C(own[0]), C(group[0]), C(group[1]), C(group[2]), C(own[1]), C(group[3]), C(group[4])};
+}
+
 // SGD for one element: g += wd * p; with momentum, buf = g on the first step, else
 // buf = momentum * buf + (1 - dampening) * g; the step uses buf (nesterov: g + momentum * buf).
 template <typename C> struct SgdScalars {
@@ -42,6 +49,13 @@ template <typename C> HWARO_HOST_DEVICE inline void sgd_update(C& p, C g, C* buf
     g = s.nesterov ? g + s.momentum * *buf : *buf;
   }
   p -= s.lr * g;
+}
+
+// One parameter's SgdScalars from the launch's (OpId::SgdStep: lr, momentum, dampening,
+// weight_decay; nesterov) and the parameter's own (first step), given whether it has a buffer.
+template <typename C, typename S>
+HWARO_HOST_DEVICE inline SgdScalars<C> sgd_scalars(const S* group, bool nesterov, const S* own, bool has_momentum) {
+  return {C(group[0]), C(group[1]), C(group[2]), C(group[3]), has_momentum, own[0] != S(0), nesterov};
 }
 
 }  // namespace hwaro::kernels

@@ -1,18 +1,27 @@
-// Entry points of the fused optimiser kernels: eligibility, then one launch.
+// Entry points of the fused optimiser kernels: each parameter's eligibility, the parameters
+// batched by device and dtype, one launch per batch.
 #include "ops/fused_optimizer.h"
 
-#include <initializer_list>
+#include <algorithm>
+#include <array>
 
 #include "ops/op_helpers.h"
 
 namespace hwaro::ops {
 namespace {
 
-bool fusable(OpId op, std::initializer_list<const Tensor*> tensors) {
-  const Tensor& first = **tensors.begin();
+// One parameter as the kernel sees it: its tensors in OpId's order (the parameter first, the
+// gradient second; an undefined one is absent) and its own scalars.
+struct Candidate {
+  std::array<const Tensor*, kMaxKernelTensors> tensors{};
+  double scalars[2] = {};
+};
+
+bool fusable(OpId op, const Candidate& c) {
+  const Tensor& first = *c.tensors[0];
   if (first.dtype() != kFloat32 && first.dtype() != kFloat64) return false;
-  for (const Tensor* t : tensors) {
-    if (!t->defined()) continue;
+  for (const Tensor* t : c.tensors) {
+    if (t == nullptr || !t->defined()) continue;
     if (t->dtype() != first.dtype() || t->device() != first.device() || !t->is_contiguous() ||
         t->numel() != first.numel()) {
       return false;
@@ -21,42 +30,88 @@ bool fusable(OpId op, std::initializer_list<const Tensor*> tensors) {
   return has_kernel(op, first.dtype(), first.device());
 }
 
-void add_views(KernelArgs& args, std::initializer_list<const Tensor*> tensors) {
-  for (const Tensor* t : tensors) {
-    if (t->defined()) args.tensors[args.num_tensors++] = view_of(*t);
+TensorTuple tuple_of(const Candidate& c) {
+  TensorTuple tuple;
+  for (std::size_t k = 0; k < c.tensors.size(); ++k) {
+    const Tensor* t = c.tensors[k];
+    if (t != nullptr && t->defined()) tuple.data[k] = view_of(*t).data;
   }
+  tuple.numel = c.tensors[0]->numel();
+  tuple.scalars[0] = c.scalars[0];
+  tuple.scalars[1] = c.scalars[1];
+  return tuple;
+}
+
+// Launches `op` once per device and dtype over the fusable candidates, with the group's scalars
+// and ints from `shared`; returns the indices of the others.
+std::vector<std::size_t> launch_batched(OpId op, const std::vector<Candidate>& candidates, const KernelArgs& shared) {
+  struct Batch {
+    const Tensor* first;
+    std::vector<TensorTuple> tuples;
+  };
+  std::vector<Batch> batches;
+  std::vector<std::size_t> fused, left;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const Candidate& c = candidates[i];
+    if (!fusable(op, c)) {
+      left.push_back(i);
+      continue;
+    }
+    const Tensor& param = *c.tensors[0];
+    auto batch = std::find_if(batches.begin(), batches.end(), [&](const Batch& b) {
+      return b.first->device() == param.device() && b.first->dtype() == param.dtype();
+    });
+    if (batch == batches.end()) batch = batches.insert(batches.end(), Batch{&param, {}});
+    batch->tuples.push_back(tuple_of(c));
+    fused.push_back(i);
+  }
+  for (const Batch& b : batches) {
+    KernelArgs args = shared;
+    args.tensors[0] = view_of(*b.first);
+    args.num_tensors = 1;
+    args.tuples = b.tuples.data();
+    args.num_tuples = static_cast<std::int64_t>(b.tuples.size());
+    launch(op, b.first->dtype(), b.first->device(), args);
+  }
+  // Everything but the gradient was written in place.
+  for (std::size_t i : fused) {
+    const auto& tensors = candidates[i].tensors;
+    for (std::size_t k = 0; k < tensors.size(); ++k) {
+      if (k != 1 && tensors[k] != nullptr && tensors[k]->defined()) bump_version(*tensors[k]);
+    }
+  }
+  return left;
 }
 
 }  // namespace
 
-bool fused_adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-                     const Tensor& max_exp_avg_sq, const AdamStepScalars& s) {
-  if (!fusable(OpId::AdamStep, {&param, &grad, &exp_avg, &exp_avg_sq, &max_exp_avg_sq})) return false;
-  KernelArgs args;
-  add_views(args, {&param, &grad, &exp_avg, &exp_avg_sq, &max_exp_avg_sq});
-  const double scalars[] = {s.step_size, s.beta1, s.beta2, s.eps, s.inv_sqrt_bias2, s.l2, s.param_scale};
-  for (int i = 0; i < 7; ++i) args.scalars[i] = scalars[i];
-  launch(OpId::AdamStep, param.dtype(), param.device(), args);
-  for (const Tensor* t : {&param, &exp_avg, &exp_avg_sq, &max_exp_avg_sq}) {
-    if (t->defined()) bump_version(*t);
+std::vector<std::size_t> fused_adam_step(const std::vector<AdamParam>& params, const AdamGroupScalars& s) {
+  std::vector<Candidate> candidates;
+  candidates.reserve(params.size());
+  for (const AdamParam& p : params) {
+    candidates.push_back({.tensors = {&p.param, &p.grad, &p.exp_avg, &p.exp_avg_sq, &p.max_exp_avg_sq},
+                          .scalars = {p.step_size, p.inv_sqrt_bias2}});
   }
-  return true;
+  KernelArgs shared;
+  const double scalars[] = {s.beta1, s.beta2, s.eps, s.l2, s.param_scale};
+  std::copy(std::begin(scalars), std::end(scalars), shared.scalars);
+  return launch_batched(OpId::AdamStep, candidates, shared);
 }
 
-bool fused_sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer, const SgdStepScalars& s) {
-  if (!fusable(OpId::SgdStep, {&param, &grad, &momentum_buffer})) return false;
-  KernelArgs args;
-  add_views(args, {&param, &grad, &momentum_buffer});
-  args.scalars[0] = s.lr;
-  args.scalars[1] = s.momentum;
-  args.scalars[2] = s.dampening;
-  args.scalars[3] = s.weight_decay;
-  args.ints[0] = s.first_step ? 1 : 0;
-  args.ints[1] = s.nesterov ? 1 : 0;
-  launch(OpId::SgdStep, param.dtype(), param.device(), args);
-  bump_version(param);
-  if (momentum_buffer.defined()) bump_version(momentum_buffer);
-  return true;
+std::vector<std::size_t> fused_sgd_step(const std::vector<SgdParam>& params, const SgdGroupScalars& s) {
+  std::vector<Candidate> candidates;
+  candidates.reserve(params.size());
+  for (const SgdParam& p : params) {
+    candidates.push_back(
+        {.tensors = {&p.param, &p.grad, &p.momentum_buffer}, .scalars = {p.first_step ? 1.0 : 0.0, 0.0}});
+  }
+  KernelArgs shared;
+  shared.scalars[0] = s.lr;
+  shared.scalars[1] = s.momentum;
+  shared.scalars[2] = s.dampening;
+  shared.scalars[3] = s.weight_decay;
+  shared.ints[0] = s.nesterov ? 1 : 0;
+  return launch_batched(OpId::SgdStep, candidates, shared);
 }
 
 }  // namespace hwaro::ops

@@ -1,25 +1,42 @@
 #pragma once
-// The fused optimiser steps (OpId::AdamStep, OpId::SgdStep) for hw::optim: one kernel per parameter
-// updates it and its state in place. Each returns false, having done nothing, when the fused kernel
-// does not apply (a dtype other than float32/float64, a non-contiguous tensor, tensors of different
-// dtypes or devices, or no kernel on that backend); the optimiser then takes its composite path.
+// The fused optimiser steps (OpId::AdamStep, OpId::SgdStep) for hw::optim, multi-tensor: one
+// kernel launch updates every parameter of a group and its state in place (on a GPU, one launch
+// per group instead of one per parameter or, op by op, about ten per parameter). Parameters the
+// fused kernel does not take (a dtype other than float32/float64, a non-contiguous tensor, tensors
+// of different dtypes, devices or lengths, no kernel on that backend) are returned untouched, and
+// the optimiser steps them by its composite path. A group whose parameters live on several
+// devices or dtypes gets one launch for each.
+#include <cstddef>
+#include <vector>
+
 #include "hwaro/tensor.h"
 
 namespace hwaro::ops {
 
-struct AdamStepScalars {
-  double step_size, beta1, beta2, eps, inv_sqrt_bias2, l2, param_scale;  // see kernels/optimizer_math.h
+// One parameter of an Adam step; max_exp_avg_sq undefined: no amsgrad. Its own scalars, from its
+// step count t: step_size = lr / (1 - beta1^t), inv_sqrt_bias2 = 1 / sqrt(1 - beta2^t).
+struct AdamParam {
+  Tensor param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq;
+  double step_size, inv_sqrt_bias2;
 };
-// max_exp_avg_sq undefined: no amsgrad.
-bool fused_adam_step(const Tensor& param, const Tensor& grad, const Tensor& exp_avg, const Tensor& exp_avg_sq,
-                     const Tensor& max_exp_avg_sq, const AdamStepScalars& scalars);
+// The group's scalars (kernels/optimizer_math.h): l2 = weight_decay for Adam, param_scale =
+// 1 - lr * weight_decay for AdamW.
+struct AdamGroupScalars {
+  double beta1, beta2, eps, l2, param_scale;
+};
+// Returns the indices into params of those not taken.
+std::vector<std::size_t> fused_adam_step(const std::vector<AdamParam>& params, const AdamGroupScalars& scalars);
 
-struct SgdStepScalars {
-  double lr, momentum, dampening, weight_decay;
-  bool first_step, nesterov;
+// One parameter of an SGD step; momentum_buffer undefined: no momentum. first_step: the buffer
+// is new and takes the gradient as it is.
+struct SgdParam {
+  Tensor param, grad, momentum_buffer;
+  bool first_step;
 };
-// momentum_buffer undefined: no momentum.
-bool fused_sgd_step(const Tensor& param, const Tensor& grad, const Tensor& momentum_buffer,
-                    const SgdStepScalars& scalars);
+struct SgdGroupScalars {
+  double lr, momentum, dampening, weight_decay;
+  bool nesterov;
+};
+std::vector<std::size_t> fused_sgd_step(const std::vector<SgdParam>& params, const SgdGroupScalars& scalars);
 
 }  // namespace hwaro::ops

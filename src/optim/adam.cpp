@@ -17,6 +17,24 @@ void check_options(const AdamOptions& o, const char* name) {
   HWARO_CHECK(o.beta2 >= 0.0 && o.beta2 < 1.0, name, ": invalid beta2 ", o.beta2, " (it must be in [0, 1))");
   HWARO_CHECK(o.weight_decay >= 0.0, name, ": invalid weight_decay ", o.weight_decay, " (it must be >= 0)");
 }
+
+// The same update op by op, for dtypes and layouts the fused kernel does not take.
+void composite_step(const ops::AdamParam& a, const ops::AdamGroupScalars& s) {
+  Tensor p = a.param, m = a.exp_avg, v = a.exp_avg_sq;
+  Tensor g = a.grad;
+  if (s.l2 != 0.0) g = g.add(p, s.l2);
+  if (s.param_scale != 1.0) p.mul_(s.param_scale);
+  m.mul_(s.beta1).add_(g, 1.0 - s.beta1);
+  v.mul_(s.beta2).add_(g * g, 1.0 - s.beta2);
+  Tensor second = v;
+  if (a.max_exp_avg_sq.defined()) {
+    Tensor v_max = a.max_exp_avg_sq;
+    v_max.copy_(maximum(v_max, v));
+    second = v_max;
+  }
+  const Tensor denom = (second.sqrt() * a.inv_sqrt_bias2).add(s.eps);
+  p.sub_(m / denom, a.step_size);
+}
 }  // namespace
 
 Adam::Adam(std::vector<Tensor> params, AdamOptions options) : Adam(std::move(params), options, false, "Adam") {}
@@ -37,50 +55,32 @@ void Adam::step() {
   const AdamOptions& o = options_;
   std::size_t index = 0;
   for (ParamGroup& group : param_groups()) {
+    // Every parameter with a gradient, its state made on first use, then one fused launch for the group.
+    std::vector<ops::AdamParam> params;
     for (Tensor& p : group.params) {
       const std::size_t i = index++;
       if (!p.grad().defined()) continue;
-      const Tensor& grad = p.grad();
       auto& state = state_of(i);
       if (!state.count("exp_avg")) {
         state["exp_avg"] = zeros_like(p);
         state["exp_avg_sq"] = zeros_like(p);
         if (o.amsgrad) state["max_exp_avg_sq"] = zeros_like(p);
       }
-      const std::int64_t t = ++steps_of(i);
-      Tensor& m = state["exp_avg"];
-      Tensor& v = state["exp_avg_sq"];
-      const Tensor v_max = o.amsgrad ? state["max_exp_avg_sq"] : Tensor();
-      const double bias1 = 1.0 - std::pow(o.beta1, static_cast<double>(t));
-      const double bias2 = 1.0 - std::pow(o.beta2, static_cast<double>(t));
-      const ops::AdamStepScalars fused{.step_size = group.lr / bias1,
-                                       .beta1 = o.beta1,
-                                       .beta2 = o.beta2,
-                                       .eps = o.eps,
-                                       .inv_sqrt_bias2 = 1.0 / std::sqrt(bias2),
-                                       .l2 = decoupled_weight_decay_ ? 0.0 : o.weight_decay,
-                                       .param_scale = decoupled_weight_decay_ ? 1.0 - group.lr * o.weight_decay : 1.0};
-      if (ops::fused_adam_step(p, grad, m, v, v_max, fused)) continue;
-
-      // The composite form, for dtypes and layouts the fused kernel does not take.
-      Tensor g = grad;
-      if (o.weight_decay != 0.0) {
-        if (decoupled_weight_decay_) {
-          p.mul_(fused.param_scale);
-        } else {
-          g = g.add(p, o.weight_decay);
-        }
-      }
-      m.mul_(o.beta1).add_(g, 1.0 - o.beta1);
-      v.mul_(o.beta2).add_(g * g, 1.0 - o.beta2);
-      Tensor second = v;
-      if (o.amsgrad) {
-        state["max_exp_avg_sq"].copy_(maximum(v_max, v));
-        second = v_max;
-      }
-      const Tensor denom = (second / bias2).sqrt().add(o.eps);
-      p.sub_(m / denom, group.lr / bias1);
+      const auto t = static_cast<double>(++steps_of(i));
+      params.push_back({.param = p,
+                        .grad = p.grad(),
+                        .exp_avg = state["exp_avg"],
+                        .exp_avg_sq = state["exp_avg_sq"],
+                        .max_exp_avg_sq = o.amsgrad ? state["max_exp_avg_sq"] : Tensor(),
+                        .step_size = group.lr / (1.0 - std::pow(o.beta1, t)),
+                        .inv_sqrt_bias2 = 1.0 / std::sqrt(1.0 - std::pow(o.beta2, t))});
     }
+    const ops::AdamGroupScalars scalars{.beta1 = o.beta1,
+                                        .beta2 = o.beta2,
+                                        .eps = o.eps,
+                                        .l2 = decoupled_weight_decay_ ? 0.0 : o.weight_decay,
+                                        .param_scale = decoupled_weight_decay_ ? 1.0 - group.lr * o.weight_decay : 1.0};
+    for (std::size_t left : ops::fused_adam_step(params, scalars)) composite_step(params[left], scalars);
   }
 }
 

@@ -6,6 +6,26 @@
 #include "ops/fused_optimizer.h"
 
 namespace hwaro::optim {
+namespace {
+
+// The same update op by op, for dtypes and layouts the fused kernel does not take.
+void composite_step(const ops::SgdParam& a, const ops::SgdGroupScalars& s) {
+  Tensor p = a.param;
+  Tensor g = a.grad;
+  if (s.weight_decay != 0.0) g = g.add(p, s.weight_decay);
+  if (a.momentum_buffer.defined()) {
+    Tensor buffer = a.momentum_buffer;
+    if (a.first_step) {
+      buffer.copy_(g);
+    } else {
+      buffer.mul_(s.momentum).add_(g, 1.0 - s.dampening);
+    }
+    g = s.nesterov ? g.add(buffer, s.momentum) : buffer;
+  }
+  p.sub_(g, s.lr);
+}
+
+}  // namespace
 
 SGD::SGD(std::vector<Tensor> params, SGDOptions options) : Optimizer(std::move(params), options.lr, "SGD"),
                                                             options_(options) {
@@ -19,40 +39,27 @@ void SGD::step() {
   NoGradGuard no_grad;
   std::size_t index = 0;
   for (ParamGroup& group : param_groups()) {
+    // Every parameter with a gradient, its momentum buffer made on first use, then one fused launch.
+    std::vector<ops::SgdParam> params;
     for (Tensor& p : group.params) {
       const std::size_t i = index++;
       if (!p.grad().defined()) continue;
-      const Tensor& grad = p.grad();
-      Tensor buffer;
-      bool first_step = false;
+      ops::SgdParam item{.param = p, .grad = p.grad(), .momentum_buffer = {}, .first_step = false};
       if (options_.momentum != 0.0) {
         auto& state = state_of(i);
         auto it = state.find("momentum_buffer");
-        first_step = it == state.end();
-        if (first_step) it = state.emplace("momentum_buffer", empty_like(p)).first;  // the step sets it to g
-        buffer = it->second;
+        item.first_step = it == state.end();
+        if (item.first_step) it = state.emplace("momentum_buffer", empty_like(p)).first;  // the step sets it to g
+        item.momentum_buffer = it->second;
       }
-      const ops::SgdStepScalars fused{.lr = group.lr,
-                                      .momentum = options_.momentum,
-                                      .dampening = options_.dampening,
-                                      .weight_decay = options_.weight_decay,
-                                      .first_step = first_step,
-                                      .nesterov = options_.nesterov};
-      if (ops::fused_sgd_step(p, grad, buffer, fused)) continue;
-
-      // The composite form, for dtypes and layouts the fused kernel does not take.
-      Tensor g = grad;
-      if (options_.weight_decay != 0.0) g = g.add(p, options_.weight_decay);
-      if (buffer.defined()) {
-        if (first_step) {
-          buffer.copy_(g);
-        } else {
-          buffer.mul_(options_.momentum).add_(g, 1.0 - options_.dampening);
-        }
-        g = options_.nesterov ? g.add(buffer, options_.momentum) : buffer;
-      }
-      p.sub_(g, group.lr);
+      params.push_back(std::move(item));
     }
+    const ops::SgdGroupScalars scalars{.lr = group.lr,
+                                       .momentum = options_.momentum,
+                                       .dampening = options_.dampening,
+                                       .weight_decay = options_.weight_decay,
+                                       .nesterov = options_.nesterov};
+    for (std::size_t left : ops::fused_sgd_step(params, scalars)) composite_step(params[left], scalars);
   }
 }
 

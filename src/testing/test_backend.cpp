@@ -1,9 +1,11 @@
 #include "testing/test_backend.h"
 
+#include <array>
 #include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 #include "core/backend_registry.h"
 #include "core/host_block_cache.h"
@@ -106,7 +108,10 @@ class TestBackend final : public Backend {
     if (dst.device.is_cpu()) pinned_.record_event(dst.data, index);
   }
   void synchronize(int /*index*/) override { pinned_.events().complete_all(); }
-  KernelFn kernel(OpId op, DType dtype) const override { return detail::backend(DeviceType::CPU).kernel(op, dtype); }
+  // The CPU's kernel behind a trampoline that counts the launch (kernel_launches).
+  KernelFn kernel(OpId op, DType dtype) const override;
+
+  std::atomic<std::int64_t>& launches(OpId op) { return launches_[static_cast<std::size_t>(op)]; }
 
   void enable_pinned() { pinned_enabled_ = true; }
   PinnedAllocator& pinned() { return pinned_; }
@@ -116,6 +121,7 @@ class TestBackend final : public Backend {
   std::atomic<bool> pinned_enabled_{false};
   std::unique_ptr<HostAllocator> allocators_[kTestDeviceCount];
   std::unique_ptr<ImmediateStream> streams_[kTestDeviceCount];
+  std::array<std::atomic<std::int64_t>, kNumOps> launches_{};
 };
 
 TestBackend& test_backend() {
@@ -123,7 +129,28 @@ TestBackend& test_backend() {
   return static_cast<TestBackend&>(detail::backend(DeviceType::Test));
 }
 
+// One trampoline per (op, dtype) slot: counts, then runs the CPU's kernel for that slot.
+template <std::size_t Slot> void counted_kernel(const KernelArgs& args) {
+  constexpr auto op = static_cast<OpId>(Slot / kNumDTypes);
+  constexpr auto dtype = static_cast<DType>(Slot % kNumDTypes);
+  test_backend().launches(op).fetch_add(1, std::memory_order_relaxed);
+  detail::backend(DeviceType::CPU).kernel(op, dtype)(args);
+}
+
+template <std::size_t... Slots>
+constexpr std::array<KernelFn, sizeof...(Slots)> counted_kernels(std::index_sequence<Slots...> /*slots*/) {
+  return {&counted_kernel<Slots>...};
+}
+constexpr auto kCountedKernels = counted_kernels(std::make_index_sequence<std::size_t{kNumOps} * kNumDTypes>());
+
+KernelFn TestBackend::kernel(OpId op, DType dtype) const {
+  if (detail::backend(DeviceType::CPU).kernel(op, dtype) == nullptr) return nullptr;
+  return kCountedKernels[static_cast<std::size_t>(op) * kNumDTypes + static_cast<std::size_t>(dtype)];
+}
+
 }  // namespace
+
+std::int64_t kernel_launches(OpId op) { return test_backend().launches(op).load(std::memory_order_relaxed); }
 
 void enable_test_backend() {
   static std::once_flag once;

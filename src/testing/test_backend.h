@@ -3,6 +3,10 @@
 // memory and whose kernels are the CPU's. It lets a machine without a GPU
 // exercise everything that depends on tensors living on more than one device:
 // the same-device check of every op, to(device) copies, multi-device code.
+#include <cstdint>
+
+#include "core/op_id.h"
+
 namespace hwaro::testing {
 
 inline constexpr int kTestDeviceCount = 4;
@@ -19,5 +23,10 @@ void enable_test_backend();
 void enable_test_pinned_memory();
 void hold_copies(bool hold);
 void complete_copies();
+
+// How many times `op`'s kernel has run on the test devices since the process started, over
+// every dtype: for tests of how many launches an operation takes (the fused optimiser's one
+// launch per parameter group). Enables the test backend.
+std::int64_t kernel_launches(OpId op);
 
 }  // namespace hwaro::testing
