@@ -1,5 +1,5 @@
-// The CUDA execution model (guide §4.2): streams, StreamGuard, events, synchronize and
-// record_stream. The GPU cases skip with the reason on a machine without one; the
+// The CUDA execution model (guide §4.2): streams, StreamGuard, events, synchronize,
+// record_stream, and backward on the forward's stream. The GPU cases skip with the reason on a machine without one; the
 // no-GPU cases check that every call needing a GPU fails with a clear error instead.
 #include <gtest/gtest.h>
 
@@ -140,6 +140,32 @@ TEST_F(CudaStreamsOnGpu, SynchronizeWaitsForEveryStream) {
   hw::cuda::synchronize(0);
   EXPECT_TRUE(s.query());
   EXPECT_TRUE(hw::cuda::default_stream().query());
+}
+
+// PyTorch's stream semantics of backward: the forward runs on a side stream (kept busy), backward
+// is called on the default stream with no synchronisation, and the gradient read right after on
+// the default stream is the right one, because backward ran each node on the side stream and made
+// the caller's stream wait for it (test_autograd_streams checks the same orderings on the CPU).
+TEST_F(CudaStreamsOnGpu, BackwardRunsOnTheForwardsStreamAndTheCallerMayReadTheGradientAtOnce) {
+  const hw::Tensor x = hw::test::random_tensor({512, 256}, hw::kFloat64, rng_);
+  const hw::Tensor w0 = hw::test::random_tensor({256, 128}, hw::kFloat64, rng_);
+  hw::Tensor w_cpu = w0.clone().set_requires_grad(true);
+  (x.matmul(w_cpu).tanh() * 3.0).sum().backward();
+
+  hw::Tensor w = w0.to(cuda_).set_requires_grad(true);
+  const hw::Tensor xd = x.to(cuda_);
+  const hw::cuda::Stream side = hw::cuda::new_stream();
+  hw::Tensor loss;
+  {
+    hw::cuda::StreamGuard guard(side);
+    hw::Tensor y = xd;
+    for (int i = 0; i < 20; ++i) y = y * 1.0;  // keep the side stream busy for a while
+    loss = (y.matmul(w).tanh() * 3.0).sum();
+  }
+  loss.backward();
+  EXPECT_EQ(hw::cuda::current_stream(), hw::cuda::default_stream());
+  EXPECT_TRUE(hw::test::all_close(hw::test::values_of(w.grad().cpu()), hw::test::values_of(w_cpu.grad()), 1e-10,
+                                  1e-10));
 }
 
 TEST_F(CudaStreamsOnGpu, BadArgumentsAreClearErrors) {

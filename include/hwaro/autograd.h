@@ -6,6 +6,8 @@
 //   { hw::NoGradGuard no_grad; w.sub_(0.1 * w.grad()); }   // updates are not recorded
 // Gradients accumulate into .grad() of leaves (tensors made by the user with
 // requires_grad); a node's saved tensors are freed after backward unless retain_graph.
+// On a GPU, backward runs each op's gradient on the stream its forward ran on, and the caller's
+// current stream waits for those streams before backward returns (PyTorch's stream semantics).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -74,10 +76,25 @@ class Node {
   std::uint64_t sequence_nr() const { return sequence_nr_; }
   void set_sequence_nr(std::uint64_t n) { sequence_nr_ = n; }
 
+  // The stream the forward op ran on: its device and native handle (a cudaStream_t; nullptr is
+  // the default stream). The engine runs apply() on it, as PyTorch does. Nodes no op made
+  // (AccumulateGrad) have none and run on the stream of the gradient they receive.
+  void set_stream(Device device, void* stream) {
+    stream_device_ = device;
+    stream_ = stream;
+    has_stream_ = true;
+  }
+  bool has_stream() const { return has_stream_; }
+  Device stream_device() const { return stream_device_; }
+  void* stream() const { return stream_; }
+
  private:
   std::vector<Edge> next_edges_;
   std::vector<PreHook> pre_hooks_;
   std::uint64_t sequence_nr_ = 0;
+  Device stream_device_{DeviceType::CPU};
+  void* stream_ = nullptr;
+  bool has_stream_ = false;
 };
 
 // Backward from several roots at once (torch.autograd.backward). grad_tensors may be empty

@@ -1,11 +1,13 @@
 // The backward engine: an iterative walk (no recursion, so deep graphs cannot overflow the
 // stack). It counts each node's consumers in the graph, then runs nodes whose gradients are
-// complete, latest-created first, summing the gradients that reach each node.
+// complete, latest-created first, summing the gradients that reach each node. Each node runs on
+// its forward's stream (backward_streams.h); a gradient remembers the stream it was made on.
 #include <queue>
 #include <unordered_map>
 
 #include "autograd/accumulate_grad.h"
 #include "autograd/autograd_meta.h"
+#include "autograd/backward_streams.h"
 #include "hwaro/ops.h"
 
 namespace hwaro::autograd {
@@ -42,9 +44,21 @@ std::unordered_map<Node*, int> count_dependencies(const std::vector<Node*>& root
   return deps;
 }
 
-void add_into(Tensor& slot, const Tensor& grad) {
+// The gradient summed so far for a node, and the stream its last part was made on.
+struct PendingGrad {
+  Tensor grad;
+  StreamRef stream;
+};
+
+// Adds grad, made on `made_on` (the current stream of its device), into slot.
+void add_into(PendingGrad& slot, const Tensor& grad, const StreamRef& made_on, BackwardStreams& streams) {
   if (!grad.defined()) return;
-  slot = slot.defined() ? slot + grad : grad;
+  if (!slot.grad.defined()) {
+    slot = {grad, made_on};
+    return;
+  }
+  streams.hand_over(slot.grad, slot.stream, made_on);
+  slot = {slot.grad + grad, made_on};
 }
 
 }  // namespace
@@ -53,7 +67,8 @@ void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& gra
   HWARO_CHECK(grad_tensors.empty() || grad_tensors.size() == tensors.size(), "backward: got ", tensors.size(),
               " tensors but ", grad_tensors.size(), " gradients; give one gradient per tensor (or none)");
   NoGradGuard no_grad;  // gradients are computed without recording a graph of their own
-  std::unordered_map<Node*, Tensor> pending;  // summed gradient waiting at each node
+  std::unordered_map<Node*, PendingGrad> pending;  // summed gradient waiting at each node
+  BackwardStreams streams;
   std::vector<Node*> roots;
   std::vector<std::shared_ptr<Node>> keep_alive;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
@@ -72,7 +87,7 @@ void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& gra
                 t.device());
     const Edge edge = gradient_edge(t);
     keep_alive.push_back(edge.node);
-    add_into(pending[edge.node.get()], g);
+    add_into(pending[edge.node.get()], g, current_stream_of(g.device()), streams);
     roots.push_back(edge.node.get());
   }
 
@@ -87,22 +102,32 @@ void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& gra
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();
-    Tensor grad = std::move(pending[node]);
+    const PendingGrad in = std::move(pending[node]);
     pending.erase(node);
-    std::vector<Tensor> input_grads;
-    if (grad.defined()) {
-      for (const auto& hook : node->pre_hooks()) hook(grad);
-      input_grads = node->apply(grad);
-    }
-    const std::vector<Edge>& edges = node->next_edges();
-    for (std::size_t i = 0; i < edges.size(); ++i) {
-      Node* next = edges[i].node.get();
-      if (next == nullptr) continue;
-      if (i < input_grads.size()) add_into(pending[next], input_grads[i]);
-      if (--deps[next] == 0) ready.push(next);
+    const StreamRef run_on = node->has_stream() ? StreamRef{node->stream_device(), node->stream()} : in.stream;
+    streams.hand_over(in.grad, in.stream, run_on);
+    streams.ran_on(run_on);
+    {
+      const StreamScope scope(run_on);
+      std::vector<Tensor> input_grads;
+      if (in.grad.defined()) {
+        for (const auto& hook : node->pre_hooks()) hook(in.grad);
+        input_grads = node->apply(in.grad);
+      }
+      const std::vector<Edge>& edges = node->next_edges();
+      for (std::size_t i = 0; i < edges.size(); ++i) {
+        Node* next = edges[i].node.get();
+        if (next == nullptr) continue;
+        if (i < input_grads.size() && input_grads[i].defined()) {
+          const Tensor& g = input_grads[i];
+          add_into(pending[next], g, g.device() == run_on.device ? run_on : current_stream_of(g.device()), streams);
+        }
+        if (--deps[next] == 0) ready.push(next);
+      }
     }
     if (!retain_graph) node->release_saved();
   }
+  streams.finish();
 }
 
 }  // namespace hwaro::autograd

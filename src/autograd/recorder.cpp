@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "autograd/autograd_meta.h"
+#include "autograd/backward_streams.h"
 #include "autograd/install.h"
 #include "autograd/rule_node.h"
 
@@ -15,6 +16,8 @@ std::atomic<std::uint64_t> next_sequence_nr{0};
 void record(ops::GradCall&& call, const Tensor& out) {
   auto node = std::make_shared<RuleNode>(std::move(call), out);
   node->set_sequence_nr(next_sequence_nr.fetch_add(1, std::memory_order_relaxed));
+  const StreamRef forward_stream = current_stream_of(out.device());
+  node->set_stream(forward_stream.device, forward_stream.stream);
   AutogradMeta& meta = ensure_meta(out);
   meta.grad_fn = std::move(node);
   out.impl()->set_requires_grad(true);

@@ -27,6 +27,18 @@ class Backend {
   virtual void synchronize(int index) = 0;
   // nullptr: the op is not supported for this dtype here; the caller raises a clear error.
   virtual KernelFn kernel(OpId op, DType dtype) const = 0;
+
+  // Several streams per device (CUDA). A stream is named by its native handle (nullptr: the
+  // default stream), as current_stream(index).native_handle() gives it. Autograd runs each
+  // backward node on the stream its forward ran on with these; single-stream backends keep the
+  // defaults, which have nothing to do.
+  // Makes `stream` this thread's current stream of device `index`.
+  virtual void set_current_stream(int /*index*/, void* /*stream*/) {}
+  // Work queued on `waiter` from now on waits for the work queued on `producer` until now.
+  virtual void wait_stream(int /*index*/, void* /*waiter*/, void* /*producer*/) {}
+  // The allocation that starts at `base` is used on `stream` too: once freed, it is reused only
+  // after the work queued on `stream` until now (hw::cuda::record_stream).
+  virtual void record_stream(int /*index*/, const void* /*base*/, void* /*stream*/) {}
 };
 
 }  // namespace hwaro

@@ -60,7 +60,7 @@ class CudaBackend final : public Backend {
     HWARO_CUDA_CHECK(cudaSetDevice(index));
     if (src.device.is_cuda() && dst.device.is_cuda() && src.device.index() != index) {
       enable_peer_access(index, src.device.index());
-      order_after_current_stream_of(src.device.index(), handle);
+      order_after(src.device.index(), detail::current_handle(src.device.index()), handle);
       HWARO_CUDA_CHECK(cudaSetDevice(index));
     }
     HWARO_CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault, handle));
@@ -75,6 +75,19 @@ class CudaBackend final : public Backend {
     HWARO_CUDA_CHECK(cudaSetDevice(detail::thread_device()));
   }
   KernelFn kernel(OpId op, DType dtype) const override { return table_.get(op, dtype); }
+
+  void set_current_stream(int index, void* stream) override {
+    detail::set_current_handle(index, static_cast<cudaStream_t>(stream));
+  }
+  void wait_stream(int index, void* waiter, void* producer) override {
+    order_after(index, static_cast<cudaStream_t>(producer), static_cast<cudaStream_t>(waiter));
+    HWARO_CUDA_CHECK(cudaSetDevice(detail::thread_device()));
+  }
+  // Native mode (no cache): cudaFree waits for the device, so no block is reused early.
+  void record_stream(int index, const void* base, void* stream) override {
+    BlockCache* cache = allocators_.at(static_cast<std::size_t>(index))->cache();
+    if (cache != nullptr) cache->record_stream(const_cast<void*>(base), reinterpret_cast<StreamId>(stream));
+  }
 
  private:
   std::vector<std::unique_ptr<CachingDeviceAllocator>> allocators_;
@@ -96,13 +109,14 @@ class CudaBackend final : public Backend {
     }
     HWARO_CUDA_CHECK(status);
   }
-  // Makes `stream` wait for the work queued so far on this thread's current stream of `device`.
-  static void order_after_current_stream_of(int device, cudaStream_t stream) {
+  // Makes `waiter` wait for the work queued so far on `producer`, a stream of `device` (`waiter`
+  // may belong to another device). Leaves `device` current.
+  static void order_after(int device, cudaStream_t producer, cudaStream_t waiter) {
     cudaEvent_t event = nullptr;
     HWARO_CUDA_CHECK(cudaSetDevice(device));
     HWARO_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-    HWARO_CUDA_CHECK(cudaEventRecord(event, detail::current_handle(device)));
-    HWARO_CUDA_CHECK(cudaStreamWaitEvent(stream, event, 0));
+    HWARO_CUDA_CHECK(cudaEventRecord(event, producer));
+    HWARO_CUDA_CHECK(cudaStreamWaitEvent(waiter, event, 0));
     HWARO_CUDA_CHECK(cudaEventDestroy(event));  // destroyed once complete; the wait still holds
   }
   std::mutex peer_mutex_;

@@ -1,7 +1,6 @@
 // hw::cuda::record_stream: tells the caching allocator that a tensor's block is used on
 // another stream, so that freeing it does not let that stream's pending work race a reuse.
 #include "core/backend_registry.h"
-#include "cuda/caching_device_allocator.h"
 #include "cuda/stream_state.h"
 #include "hwaro/cuda.h"
 #include "hwaro/tensor.h"
@@ -18,10 +17,7 @@ void record_stream(const Tensor& tensor, const Stream& stream) {
                tensor.storage_offset() * static_cast<std::int64_t>(tensor.element_size());
   if (base == nullptr) return;  // a zero-size tensor owns no block
   int index = 0;
-  Backend& backend = hwaro::detail::backend_for(tensor.device(), &index);
-  BlockCache* cache = static_cast<CachingDeviceAllocator&>(backend.allocator(index)).cache();
-  // Native mode: cudaFree waits for the device, so no block is reused early.
-  if (cache != nullptr) cache->record_stream(base, reinterpret_cast<StreamId>(stream.native_handle()));
+  hwaro::detail::backend_for(tensor.device(), &index).record_stream(index, base, stream.native_handle());
 }
 
 }  // namespace hwaro::cuda

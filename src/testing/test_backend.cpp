@@ -75,11 +75,15 @@ class PinnedAllocator final : public Allocator {
   HostBlockCache cache_{backing_, events_};
 };
 
+// Each thread's current fake stream of each test device (set_current_stream; nullptr: the default).
+thread_local std::array<void*, kTestDeviceCount> current_fake_streams{};
+
 class ImmediateStream final : public Stream {
  public:
   ImmediateStream(int index, PinnedAllocator& pinned) : device_(DeviceType::Test, index), pinned_(pinned) {}
   Device device() const override { return device_; }
   void synchronize() override { pinned_.events().complete_all(); }
+  void* native_handle() const override { return current_fake_streams[static_cast<std::size_t>(device_.index())]; }
 
  private:
   Device device_;
@@ -113,6 +117,32 @@ class TestBackend final : public Backend {
 
   std::atomic<std::int64_t>& launches(OpId op) { return launches_[static_cast<std::size_t>(op)]; }
 
+  // Fake streams: work runs at once; what was asked is logged while logging is on.
+  void set_current_stream(int index, void* stream) override {
+    current_fake_streams.at(static_cast<std::size_t>(index)) = stream;
+  }
+  void wait_stream(int index, void* waiter, void* producer) override {
+    log_call({StreamCall::Kind::Wait, index, producer, waiter});
+  }
+  void record_stream(int index, const void* base, void* stream) override {
+    log_call({StreamCall::Kind::RecordStream, index, base, stream});
+  }
+  void log_launch(OpId op, const KernelArgs& args) {
+    if (!logging_) return;
+    std::lock_guard<std::mutex> lock(log_mutex_);
+    log_.launches.push_back({op, args.stream->device().index(), args.stream->native_handle()});
+  }
+  void start_log() {
+    std::lock_guard<std::mutex> lock(log_mutex_);
+    log_ = {};
+    logging_ = true;
+  }
+  StreamLog take_log() {
+    std::lock_guard<std::mutex> lock(log_mutex_);
+    logging_ = false;
+    return std::exchange(log_, {});
+  }
+
   void enable_pinned() { pinned_enabled_ = true; }
   PinnedAllocator& pinned() { return pinned_; }
 
@@ -122,6 +152,15 @@ class TestBackend final : public Backend {
   std::unique_ptr<HostAllocator> allocators_[kTestDeviceCount];
   std::unique_ptr<ImmediateStream> streams_[kTestDeviceCount];
   std::array<std::atomic<std::int64_t>, kNumOps> launches_{};
+  std::mutex log_mutex_;
+  std::atomic<bool> logging_{false};
+  StreamLog log_;
+
+  void log_call(const StreamCall& call) {
+    if (!logging_) return;
+    std::lock_guard<std::mutex> lock(log_mutex_);
+    log_.calls.push_back(call);
+  }
 };
 
 TestBackend& test_backend() {
@@ -134,6 +173,7 @@ template <std::size_t Slot> void counted_kernel(const KernelArgs& args) {
   constexpr auto op = static_cast<OpId>(Slot / kNumDTypes);
   constexpr auto dtype = static_cast<DType>(Slot % kNumDTypes);
   test_backend().launches(op).fetch_add(1, std::memory_order_relaxed);
+  test_backend().log_launch(op, args);
   detail::backend(DeviceType::CPU).kernel(op, dtype)(args);
 }
 
@@ -149,6 +189,10 @@ KernelFn TestBackend::kernel(OpId op, DType dtype) const {
 }
 
 }  // namespace
+
+void set_current_stream(int index, void* stream) { test_backend().set_current_stream(index, stream); }
+void start_stream_log() { test_backend().start_log(); }
+StreamLog take_stream_log() { return test_backend().take_log(); }
 
 std::int64_t kernel_launches(OpId op) { return test_backend().launches(op).load(std::memory_order_relaxed); }
 

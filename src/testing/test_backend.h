@@ -4,6 +4,7 @@
 // exercise everything that depends on tensors living on more than one device:
 // the same-device check of every op, to(device) copies, multi-device code.
 #include <cstdint>
+#include <vector>
 
 #include "core/op_id.h"
 
@@ -28,5 +29,29 @@ void complete_copies();
 // every dtype: for tests of how many launches an operation takes (the fused optimiser's one
 // launch per parameter group). Enables the test backend.
 std::int64_t kernel_launches(OpId op);
+
+// Fake streams on the test devices, for tests of code that orders work across streams
+// (autograd's backward runs each node on its forward's stream). Any handle names a stream
+// (nullptr: the default one); work still runs at once, but each thread has a current stream per
+// test device, which launches record, and between start_stream_log() and take_stream_log() the
+// backend logs every launch and every ordering asked of it (Backend::wait_stream, record_stream).
+void set_current_stream(int index, void* stream);
+struct StreamCall {
+  enum class Kind { Wait, RecordStream } kind;
+  int device;
+  const void* what;  // Wait: the producer stream; RecordStream: the block's start
+  void* stream;      // Wait: the waiting stream; RecordStream: the stream it is used on
+};
+struct LaunchRecord {
+  OpId op;
+  int device;
+  void* stream;
+};
+struct StreamLog {
+  std::vector<LaunchRecord> launches;
+  std::vector<StreamCall> calls;
+};
+void start_stream_log();
+StreamLog take_stream_log();
 
 }  // namespace hwaro::testing
