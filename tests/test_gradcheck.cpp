@@ -57,6 +57,9 @@ std::vector<Case> cases() {
       {"var", {{3, 5}}, [](auto& v) { return v[0].var({1}); }},
       {"std", {{3, 5}}, [](auto& v) { return v[0].std({0}); }},
       {"norm", {{3, 5}}, [](auto& v) { return v[0].norm(2, {1}); }},
+      {"prod_all", {{3, 4}}, [](auto& v) { return v[0].prod(); }, 0.5, 1.5},
+      {"prod_dim", {{2, 3, 4}}, [](auto& v) { return v[0].prod(1); }},
+      {"prod_dim_keepdim", {{2, 3, 4}}, [](auto& v) { return v[0].prod(-1, true); }},
       {"amax", {{3, 5}}, [](auto& v) { return v[0].amax({1}); }},
       {"max_all", {{3, 5}}, [](auto& v) { return v[0].max(); }},
       {"min_dim", {{3, 5}}, [](auto& v) { return std::get<0>(v[0].min(0)); }},
@@ -125,6 +128,20 @@ INSTANTIATE_TEST_SUITE_P(EveryOp, Gradcheck, ::testing::ValuesIn(cases()),
                          [](const auto& test_info) { return test_info.param.name; });
 
 // gradcheck itself must fail on a wrong gradient, or the suite above proves nothing.
+// prod's gradient is the product of the other elements, also where dividing the product by the
+// element would give NaN: a row with one zero (only the zero gets a gradient), one with two
+// zeros (nothing does), one with none.
+TEST(ProdGradient, AtZerosIsTheProductOfTheOthers) {
+  Tensor x = tensor({1.5, 0.0, -2.0, 3.0, 0.0, 0.0, 0.5, -1.0, 2.0}).reshape({3, 3}).set_requires_grad(true);
+  x.prod(1).sum().backward();
+  EXPECT_EQ(values_of(x.grad()), (std::vector<double>{0, -3, 0, 0, 0, 0, -2, 1, -0.5}));
+  Tensor y = x.detach().clone().set_requires_grad(true);
+  y.prod().backward();  // two zeros in all: nothing
+  EXPECT_EQ(values_of(y.grad()), std::vector<double>(9, 0.0));
+  const auto r = autograd::gradcheck([](auto& v) { return v[0].prod(1); }, {x.detach().clone().set_requires_grad(true)});
+  EXPECT_TRUE(r.ok) << r.message;
+}
+
 TEST(GradcheckItself, RejectsAWrongGradient) {
   std::mt19937_64 rng(fresh_seed());
   Tensor x = random_tensor({3}, kFloat64, rng, 0.5, 2.0).set_requires_grad(true);

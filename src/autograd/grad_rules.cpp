@@ -16,6 +16,7 @@ GradRule rule_for(ops::GradOp kind) {
     case K::Where:
     case K::MaskedFill: return elementwise_rule(kind);
     case K::Sum:
+    case K::Prod:
     case K::Extremum:
     case K::Softmax:
     case K::LogSoftmax: return reduction_rule(kind);

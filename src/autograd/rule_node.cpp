@@ -16,6 +16,7 @@ const char* kind_name(ops::GradOp kind) {
     case ops::GradOp::Where: return "Where";
     case ops::GradOp::MaskedFill: return "MaskedFill";
     case ops::GradOp::Sum: return "Sum";
+    case ops::GradOp::Prod: return "Prod";
     case ops::GradOp::Extremum: return "Max";
     case ops::GradOp::Softmax: return "Softmax";
     case ops::GradOp::LogSoftmax: return "LogSoftmax";

@@ -21,6 +21,7 @@ enum class GradOp : std::uint8_t {
   Where,        // inputs a, b; saved: condition
   MaskedFill,   // inputs x; saved: mask
   Sum,          // ints: dims as given (empty: all); flag: keepdim
+  Prod,         // ints: the dim (empty: all); flag: keepdim
   Extremum,     // amax/amin/max/min values; ints: dims; flag: keepdim
   Softmax,      // ints[0]: wrapped dim
   LogSoftmax,   // ints[0]: wrapped dim

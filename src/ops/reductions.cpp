@@ -16,8 +16,6 @@ Tensor arithmetic_reduce(OpId op, const char* name, const Tensor& x, IntArrayRef
                          std::optional<DType> dtype) {
   ops::check_defined(name, {{"self", x}});
   ops::GradScope grad({&x});
-  HWARO_CHECK(!grad.active() || op == OpId::Sum, name, ": its gradient is not implemented; ",
-              "compute the product from differentiable ops (e.g. exp(log(x).sum()) for positive x)");
   ops::ReductionLayout layout = ops::reduction_layout(name, x, dims);
   if (dtype && *dtype != layout.input.dtype()) layout.input = layout.input.to(*dtype);
   const DType in_dtype = layout.input.dtype();
@@ -27,7 +25,8 @@ Tensor arithmetic_reduce(OpId op, const char* name, const Tensor& x, IntArrayRef
   ops::launch(op, in_dtype, x.device(), args);
   const Tensor result = dtype && *dtype != kernel_out ? out.to(*dtype) : out;
   if (grad.active() && is_floating_point(result.dtype())) {
-    grad.record(result, {.kind = ops::GradOp::Sum, .inputs = {x}, .ints = DimVector(dims), .flag = keepdim});
+    grad.record(result, {.kind = op == OpId::Sum ? ops::GradOp::Sum : ops::GradOp::Prod, .inputs = {x},
+                         .ints = DimVector(dims), .flag = keepdim});
   }
   return result;
 }
