@@ -29,7 +29,7 @@ class ResidualMLPImpl : public hw::nn::Module {
   std::string name() const override { return "ResidualMLP"; }
 
   hw::Tensor forward(const hw::Tensor& x) override {
-    check_input_device(x, "scale");  // a clear error, naming both devices, if x is elsewhere
+    check_input_device(x);  // a clear error naming both devices and the tensor (scale) if x is elsewhere
     if (is_training()) samples_seen.add_(x.size(0));
     const hw::Tensor h = input->forward(x).relu();
     return output->forward(h + scale * block->forward(h).relu());

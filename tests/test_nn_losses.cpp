@@ -1,5 +1,5 @@
 // Losses against float64 references written out here, their gradients by finite differences,
-// their stability at extreme logits, and their errors on bad targets.
+// their stability at extreme logits, their errors on bad targets, and the loss modules.
 #include <cmath>
 
 #include "support/test_support.h"
@@ -26,7 +26,8 @@ TEST(Losses, CrossEntropyMatchesAFloat64Reference) {
   std::mt19937_64 rng(fresh_seed());
   for (double smoothing : {0.0, 0.1}) {
     const Tensor logits = random_tensor({6, 5}, kFloat32, rng, -4, 4);
-    const Tensor target = random_tensor({6}, kInt64, rng, 0, 4);
+    // Classes 0..3; the first is not the ignored class 2, so the mean is over at least one target.
+  const Tensor target = cat({zeros({1}, {.dtype = kInt64}), random_tensor({5}, kInt64, rng, 0, 3)});
     const std::vector<double> l = values_of(logits), t = values_of(target);
     double sum = 0;
     std::vector<double> each;
@@ -108,6 +109,55 @@ TEST(Losses, GradientsMatchFiniteDifferences) {
     const auto r = autograd::gradcheck(fn, {x});
     EXPECT_TRUE(r.ok) << name << ": " << r.message;
   }
+}
+
+// Each loss module gives its functional form's value with the options it holds; its weights are
+// buffers, so the module moves to another device with them and computes there.
+TEST(LossModules, ForwardAsFunctionalAndWeightsMoveWithTheModule) {
+  std::mt19937_64 rng(fresh_seed());
+  const Tensor logits = random_tensor({6, 4}, kFloat64, rng);
+  // Classes 0..3; the first is not the ignored class 2, so the mean is over at least one target.
+  const Tensor target = cat({zeros({1}, {.dtype = kInt64}), random_tensor({5}, kInt64, rng, 0, 3)});
+  const Tensor probs = random_tensor({6, 4}, kFloat64, rng, 0, 1);
+  const Tensor other = random_tensor({6, 4}, kFloat64, rng);
+  const Tensor class_weight = random_tensor({4}, kFloat64, rng, 0.5, 2);
+  const Tensor pos_weight = random_tensor({4}, kFloat64, rng, 0.5, 3);
+  const F::CrossEntropyOptions ce_options{.ignore_index = 2, .label_smoothing = 0.1, .weight = class_weight};
+
+  nn::CrossEntropyLoss ce(ce_options);
+  nn::NLLLoss nll(F::CrossEntropyOptions{.weight = class_weight});
+  nn::MSELoss mse(F::Reduction::Sum);
+  nn::L1Loss l1;
+  nn::BCEWithLogitsLoss bce(F::Reduction::Mean, pos_weight);
+  const Tensor log_probs = logits.log_softmax(1);
+  const double want_ce = F::cross_entropy(logits, target, ce_options).item<double>();
+  const double want_nll = F::nll_loss(log_probs, target, {.weight = class_weight}).item<double>();
+  const double want_bce = F::binary_cross_entropy_with_logits(logits, probs, F::Reduction::Mean, pos_weight).item<double>();
+  EXPECT_EQ(ce->forward(logits, target).item<double>(), want_ce);
+  EXPECT_EQ(nll->forward(log_probs, target).item<double>(), want_nll);
+  EXPECT_EQ(mse->forward(logits, other).item<double>(), F::mse_loss(logits, other, F::Reduction::Sum).item<double>());
+  EXPECT_EQ(l1->forward(logits, other).item<double>(), F::l1_loss(logits, other).item<double>());
+  EXPECT_EQ(bce->forward(logits, probs).item<double>(), want_bce);
+  // pos_weight p multiplies the positive term: -[p y log s(x) + (1 - y) log(1 - s(x))].
+  const std::vector<double> xv = values_of(logits), yv = values_of(probs), pv = values_of(pos_weight);
+  double bce_sum = 0;
+  for (std::size_t i = 0; i < xv.size(); ++i) {
+    const double log_s = -std::log1p(std::exp(-xv[i])), log_1ms = -xv[i] - std::log1p(std::exp(-xv[i]));
+    bce_sum += -(pv[i % 4] * yv[i] * log_s + (1 - yv[i]) * log_1ms);
+  }
+  EXPECT_NEAR(want_bce, bce_sum / static_cast<double>(xv.size()), 1e-12);
+
+  ASSERT_EQ(ce->buffers().size(), 1u);
+  ASSERT_EQ(bce->buffers().size(), 1u);
+  const Device dev = other_device();
+  ce->to(dev);
+  nll->to(dev);
+  bce->to(dev);
+  EXPECT_EQ(ce->buffers()[0].device(), dev);
+  EXPECT_NEAR(ce->forward(logits.to(dev), target.to(dev)).item<double>(), want_ce, 1e-12);
+  EXPECT_NEAR(nll->forward(log_probs.to(dev), target.to(dev)).item<double>(), want_nll, 1e-12);
+  EXPECT_NEAR(bce->forward(logits.to(dev), probs.to(dev)).item<double>(), want_bce, 1e-12);
+  EXPECT_NE(nll->str().find("NLLLoss"), std::string::npos) << nll->str();
 }
 
 }  // namespace

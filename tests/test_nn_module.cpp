@@ -109,6 +109,22 @@ TEST(Module, ForwardOnAnotherDeviceNamesTheParameter) {
   EXPECT_TRUE(throws_with<DeviceMismatchError>([&] { net->forward(x); }, needle));
 }
 
+// Every tensor a module holds is checked, not only its weight: a bias left behind, and a norm
+// without affine parameters whose running statistics (buffers) are elsewhere.
+TEST(Module, ForwardNamesABiasOrABufferOnAnotherDevice) {
+  nn::Linear fc(8, 3);
+  {
+    NoGradGuard no_grad;
+    fc->bias.set_data(fc->bias.to(other_device()));
+  }
+  EXPECT_TRUE(throws_with<DeviceMismatchError>([&] { fc->forward(randn({2, 8})); },
+                                               "bias is on " + other_device().str() + ", input is on cpu"));
+  nn::BatchNorm2d norm(nn::BatchNormOptions(3).affine(false));
+  norm->to(other_device());
+  EXPECT_TRUE(throws_with<DeviceMismatchError>([&] { norm->forward(randn({2, 3, 4, 4})); },
+                                               "running_mean is on " + other_device().str() + ", input is on cpu"));
+}
+
 TEST(Module, TrainAndEvalReachEveryChild) {
   Net net;
   EXPECT_TRUE(net->encoder->fc1->is_training());

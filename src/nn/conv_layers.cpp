@@ -42,7 +42,7 @@ void Conv2dImpl::reset_parameters() {
 }
 
 Tensor Conv2dImpl::forward(const Tensor& input) {
-  check_input_device(input, "weight");
+  check_input_device(input);
   return functional::conv2d(input, weight, bias, options.stride(), options.padding(), options.dilation(),
                             options.groups());
 }

@@ -26,7 +26,7 @@ void LinearImpl::reset_parameters() {
 }
 
 Tensor LinearImpl::forward(const Tensor& input) {
-  check_input_device(input, "weight");
+  check_input_device(input);
   return functional::linear(input, weight, bias);
 }
 

@@ -180,17 +180,19 @@ Device Module::device() const {
   return Device(DeviceType::CPU);
 }
 
-void Module::check_input_device(const Tensor& input, const std::string& param) const {
-  for (const auto& [n, t] : parameters_) {
-    if (n != param || !t.defined() || t.device() == input.device()) continue;
-    const std::string where = path_.empty() ? param : path_ + "." + param;
+void Module::check_input_device(const Tensor& input) const {
+  const auto check = [&](const std::string& name, const Tensor& t) {
+    if (!t.defined() || t.device() == input.device()) return;
+    const std::string where = path_.empty() ? name : path_ + "." + name;
     std::ostringstream msg;
     msg << "Expected all tensors to be on the same device, but found at least two devices, " << input.device()
-        << " and " << t.device() << "! (in the forward of " << name() << " '" << (path_.empty() ? "<root>" : path_)
+        << " and " << t.device() << "! (in the forward of " << this->name() << " '" << (path_.empty() ? "<root>" : path_)
         << "': " << where << " is on " << t.device() << ", input is on " << input.device()
         << "; move the model with model->to(device) and every batch with batch.to(device))";
     throw DeviceMismatchError(msg.str());
-  }
+  };
+  for (const auto& [name, t] : parameters_) check(name, t);
+  for (const auto& [name, t] : buffers_) check(name, t);
 }
 
 StateDict Module::state_dict() const {

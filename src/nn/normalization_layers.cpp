@@ -38,7 +38,7 @@ Tensor BatchNormImpl::forward(const Tensor& input) {
               " input, got ", input.defined() ? input.sizes() : IntArrayRef{});
   HWARO_CHECK(input.size(1) == options.num_features(), name_, ": expected ", options.num_features(),
               " channels (dim 1) but the input of shape ", input.sizes(), " has ", input.size(1));
-  if (weight.defined()) check_input_device(input, "weight");
+  check_input_device(input);
   const bool use_batch_stats = is_training() || !options.track_running_stats();
   if (is_training() && options.track_running_stats()) {
     NoGradGuard no_grad;
@@ -68,7 +68,7 @@ LayerNormImpl::LayerNormImpl(LayerNormOptions opts) : options(std::move(opts)) {
 }
 
 Tensor LayerNormImpl::forward(const Tensor& input) {
-  if (weight.defined()) check_input_device(input, "weight");
+  check_input_device(input);
   return functional::layer_norm(input, options.normalized_shape(), weight, bias, options.eps());
 }
 
@@ -96,7 +96,7 @@ EmbeddingImpl::EmbeddingImpl(EmbeddingOptions opts) : options(opts) {
 }
 
 Tensor EmbeddingImpl::forward(const Tensor& indices) {
-  check_input_device(indices, "weight");
+  check_input_device(indices);
   return functional::embedding(indices, weight, options.padding_idx());
 }
 

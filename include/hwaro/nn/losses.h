@@ -5,9 +5,12 @@
 
 namespace hwaro::nn {
 
+// A class weight is a buffer ("weight"), so that to(device) moves it with the module, as PyTorch's.
 class CrossEntropyLossImpl : public Module {
  public:
-  explicit CrossEntropyLossImpl(functional::CrossEntropyOptions options = {}) : options_(std::move(options)) {}
+  explicit CrossEntropyLossImpl(functional::CrossEntropyOptions options = {}) : options_(std::move(options)) {
+    if (options_.weight.defined()) register_buffer("weight", options_.weight);
+  }
   using Module::forward;  // the two-argument form below is the one a loss has
   Tensor forward(const Tensor& logits, const Tensor& target) const {
     return functional::cross_entropy(logits, target, options_);
@@ -17,6 +20,22 @@ class CrossEntropyLossImpl : public Module {
   functional::CrossEntropyOptions options_;
 };
 HWARO_MODULE(CrossEntropyLoss);
+
+// torch.nn.NLLLoss: for log-probabilities (log_softmax's output); the options of cross_entropy.
+class NLLLossImpl : public Module {
+ public:
+  explicit NLLLossImpl(functional::CrossEntropyOptions options = {}) : options_(std::move(options)) {
+    if (options_.weight.defined()) register_buffer("weight", options_.weight);
+  }
+  using Module::forward;  // the two-argument form below is the one a loss has
+  Tensor forward(const Tensor& log_probs, const Tensor& target) const {
+    return functional::nll_loss(log_probs, target, options_);
+  }
+
+ private:
+  functional::CrossEntropyOptions options_;
+};
+HWARO_MODULE(NLLLoss);
 
 class MSELossImpl : public Module {
  public:
@@ -42,16 +61,21 @@ class L1LossImpl : public Module {
 };
 HWARO_MODULE(L1Loss);
 
+// pos_weight (a weight of the positive term per class, broadcast over the last dim) is a buffer.
 class BCEWithLogitsLossImpl : public Module {
  public:
-  explicit BCEWithLogitsLossImpl(functional::Reduction reduction = functional::Reduction::Mean) : reduction_(reduction) {}
+  explicit BCEWithLogitsLossImpl(functional::Reduction reduction = functional::Reduction::Mean, Tensor pos_weight = {})
+      : reduction_(reduction), pos_weight_(std::move(pos_weight)) {
+    if (pos_weight_.defined()) register_buffer("pos_weight", pos_weight_);
+  }
   using Module::forward;  // the two-argument form below is the one a loss has
   Tensor forward(const Tensor& logits, const Tensor& target) const {
-    return functional::binary_cross_entropy_with_logits(logits, target, reduction_);
+    return functional::binary_cross_entropy_with_logits(logits, target, reduction_, pos_weight_);
   }
 
  private:
   functional::Reduction reduction_;
+  Tensor pos_weight_;
 };
 HWARO_MODULE(BCEWithLogitsLoss);
 

@@ -119,9 +119,11 @@ class Module : public std::enable_shared_from_this<Module> {
   const std::string& path() const { return path_; }
 
  protected:
-  // Throws hw::DeviceMismatchError, before any op runs, when input is not on the device of
-  // parameter `param`: the message names both, the module's path and its forward.
-  void check_input_device(const Tensor& input, const std::string& param) const;
+  // Throws hw::DeviceMismatchError, before any op runs, when input is not on the device of one
+  // of this module's own parameters and buffers (the first such, in registration order): the
+  // message names both devices, the module's path and the tensor ("fc2.bias is on cpu, input
+  // is on cuda:0").
+  void check_input_device(const Tensor& input) const;
 
  private:
   void add_child(const std::string& name, std::shared_ptr<Module> child);
