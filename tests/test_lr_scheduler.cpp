@@ -52,6 +52,45 @@ TEST(LRScheduler, OneCycleWarmsUpThenAnneals) {
   EXPECT_THROW(sched.step(), Error);  // past total_steps
 }
 
+// PyTorch's cycle_momentum: the momentum moves against the lr, 0.95 -> 0.85 during the warm-up,
+// then back to 0.95 (values from torch.optim.lr_scheduler.OneCycleLR's formula, worked in float64).
+TEST(LRScheduler, OneCycleCyclesMomentumAgainstTheLr) {
+  const std::vector<double> want = {0.95, 0.9, 0.85, 0.854951556604879, 0.8688255099070633, 0.8888739533021842,
+                                    0.9111260466978157, 0.9311744900929366, 0.945048443395121, 0.95};
+  Tensor p = zeros({3}).set_requires_grad(true);
+  optim::Adam adam({p}, {.lr = 1e-3});
+  optim::SGD sgd({p}, {.lr = 0.1, .momentum = 0.9});
+  optim::OneCycleLR adam_sched(adam, 1.0, 10);
+  optim::OneCycleLR sgd_sched(sgd, 1.0, 10);
+  std::vector<double> beta1s, momenta;
+  for (int i = 0; i < 10; ++i) {
+    beta1s.push_back(*adam.param_groups()[0].momentum);
+    momenta.push_back(*sgd.param_groups()[0].momentum);
+    if (i < 9) {
+      adam_sched.step();
+      sgd_sched.step();
+    }
+  }
+  expect_near_all(beta1s, want);
+  expect_near_all(momenta, want);
+  // Without cycling the momentum stays as given.
+  optim::SGD still({p}, {.lr = 0.1, .momentum = 0.5});
+  optim::OneCycleLR no_cycle(still, 1.0, 10, 0.3, 25, 1e4, /*cycle_momentum=*/false);
+  no_cycle.step();
+  EXPECT_EQ(*still.param_groups()[0].momentum, 0.5);
+}
+
+// An optimiser with no momentum or beta1 cannot have it cycled: PyTorch's error.
+TEST(LRScheduler, OneCycleRefusesToCycleAMomentumTheOptimiserLacks) {
+  struct Plain : optim::Optimizer {
+    explicit Plain(std::vector<Tensor> params) : Optimizer(std::move(params), 0.1, "Plain") {}
+    void step() override {}
+  };
+  Plain plain({zeros({2}).set_requires_grad(true)});
+  EXPECT_TRUE(throws_with<Error>([&] { optim::OneCycleLR(plain, 1.0, 10); }, "must support momentum or beta1"));
+  EXPECT_NO_THROW(optim::OneCycleLR(plain, 1.0, 10, 0.3, 25, 1e4, /*cycle_momentum=*/false));
+}
+
 TEST(LRScheduler, StateDictRestoresTheSchedule) {
   Tensor p = zeros({3}).set_requires_grad(true);
   optim::SGD opt({p}, {.lr = 1.0});

@@ -201,6 +201,43 @@ TEST(Optim, AGroupStepsInOneFusedLaunchAndEachParameterFollowsItsOwnSteps) {
   }
 }
 
+// The group's momentum (what OneCycleLR cycles) is the one the step uses: SGD's momentum and
+// Adam's beta1, changed between steps, against the references with the same values; and it is
+// saved and restored with the optimiser's state.
+TEST(Optim, TheGroupsMomentumIsTheOneTheStepUses) {
+  std::mt19937_64 rng(fresh_seed());
+  const auto grads = gradients(rng);
+  const std::vector<double> start = values_of(random_tensor({kSize}, kFloat64, rng));
+  Tensor a = tensor(start).set_requires_grad(true), b = tensor(start).set_requires_grad(true);
+  optim::SGD sgd({a}, {.lr = 0.05, .momentum = 0.9});
+  optim::Adam adam({b}, {.lr = 0.01});
+  std::vector<double> want_sgd = start, buf(kSize), want_adam = start, m(kSize), v(kSize);
+  for (int t = 0; t < kSteps; ++t) {
+    const double momentum = 0.5 + 0.05 * t;  // a different value at every step
+    sgd.param_groups()[0].momentum = momentum;
+    adam.param_groups()[0].momentum = momentum;
+    a.mutable_grad() = tensor(grads[t]);
+    b.mutable_grad() = tensor(grads[t]);
+    sgd.step();
+    adam.step();
+    for (std::int64_t i = 0; i < kSize; ++i) {
+      const double g = grads[t][i];
+      buf[i] = t == 0 ? g : momentum * buf[i] + g;
+      want_sgd[i] -= 0.05 * buf[i];
+      m[i] = momentum * m[i] + (1 - momentum) * g;
+      v[i] = 0.999 * v[i] + 0.001 * g * g;
+      const double mhat = m[i] / (1 - std::pow(momentum, t + 1)), vhat = v[i] / (1 - std::pow(0.999, t + 1));
+      want_adam[i] -= 0.01 * mhat / (std::sqrt(vhat) + 1e-8);
+    }
+    EXPECT_TRUE(all_close(values_of(a), want_sgd, 1e-12, 1e-12)) << "SGD step " << t;
+    EXPECT_TRUE(all_close(values_of(b), want_adam, 1e-10, 1e-12)) << "Adam step " << t;
+  }
+  Tensor c = tensor(start).set_requires_grad(true);
+  optim::SGD resumed({c}, {.lr = 0.05, .momentum = 0.1});
+  resumed.load_state_dict(sgd.state_dict());
+  EXPECT_EQ(*resumed.param_groups()[0].momentum, *sgd.param_groups()[0].momentum);
+}
+
 TEST(Optim, ZeroGradSetsToNoneOrZeroes) {
   Tensor p = randn({3}).set_requires_grad(true);
   optim::SGD opt({p}, {.lr = 0.1});

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,10 +15,12 @@
 
 namespace hwaro::optim {
 
-// A set of parameters sharing hyper-parameters; lr is what schedulers change.
+// A set of parameters sharing hyper-parameters; lr (and momentum) is what schedulers change.
 struct ParamGroup {
   std::vector<Tensor> params;
   double lr = 0.0;
+  // SGD's momentum or Adam's beta1, which OneCycleLR cycles; none for an optimiser without one.
+  std::optional<double> momentum = std::nullopt;
 };
 
 class Optimizer {
@@ -29,8 +32,8 @@ class Optimizer {
   void zero_grad(bool set_to_none = true);
   std::vector<ParamGroup>& param_groups() { return groups_; }
   const std::vector<ParamGroup>& param_groups() const { return groups_; }
-  // Per-parameter state as named tensors ("state.<index>.<name>") plus each group's lr
-  // ("param_groups.<g>.lr", 0-D float64), for checkpoints.
+  // Per-parameter state as named tensors ("state.<index>.<name>") plus each group's lr and
+  // momentum ("param_groups.<g>.lr", "param_groups.<g>.momentum", 0-D float64), for checkpoints.
   std::map<std::string, Tensor> state_dict() const;
   void load_state_dict(const std::map<std::string, Tensor>& state);
 

@@ -42,6 +42,7 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions options) : Adam(std::move(par
 Adam::Adam(std::vector<Tensor> params, AdamOptions options, bool decoupled, const char* name)
     : Optimizer(std::move(params), options.lr, name), options_(options), decoupled_weight_decay_(decoupled) {
   check_options(options, name);
+  param_groups()[0].momentum = options.beta1;
 }
 
 AdamW::AdamW(std::vector<Tensor> params, AdamWOptions o)
@@ -57,6 +58,7 @@ void Adam::step() {
   for (ParamGroup& group : param_groups()) {
     // Every parameter with a gradient, its state made on first use, then one fused launch for the group.
     std::vector<ops::AdamParam> params;
+    const double beta1 = group.momentum.value_or(o.beta1);  // a scheduler may cycle it
     for (Tensor& p : group.params) {
       const std::size_t i = index++;
       if (!p.grad().defined()) continue;
@@ -72,10 +74,10 @@ void Adam::step() {
                         .exp_avg = state["exp_avg"],
                         .exp_avg_sq = state["exp_avg_sq"],
                         .max_exp_avg_sq = o.amsgrad ? state["max_exp_avg_sq"] : Tensor(),
-                        .step_size = group.lr / (1.0 - std::pow(o.beta1, t)),
+                        .step_size = group.lr / (1.0 - std::pow(beta1, t)),
                         .inv_sqrt_bias2 = 1.0 / std::sqrt(1.0 - std::pow(o.beta2, t))});
     }
-    const ops::AdamGroupScalars scalars{.beta1 = o.beta1,
+    const ops::AdamGroupScalars scalars{.beta1 = beta1,
                                         .beta2 = o.beta2,
                                         .eps = o.eps,
                                         .l2 = decoupled_weight_decay_ ? 0.0 : o.weight_decay,

@@ -19,9 +19,11 @@ void LRScheduler::apply() {
               " parameter groups when the scheduler was made and has ", groups.size(),
               " now; make the scheduler after adding groups");
   last_lr_.clear();
+  const std::optional<double> momentum = momentum_at(last_epoch_);
   for (std::size_t i = 0; i < groups.size(); ++i) {
     groups[i].lr = lr_at(last_epoch_, base_lrs_[i]);
     last_lr_.push_back(groups[i].lr);
+    if (momentum) groups[i].momentum = *momentum;
   }
 }
 
@@ -68,13 +70,17 @@ double CosineAnnealingLR::lr_at(std::int64_t epoch, double base_lr) const {
 }
 
 OneCycleLR::OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_steps, double pct_start,
-                       double div_factor, double final_div_factor)
+                       double div_factor, double final_div_factor, bool cycle_momentum, double base_momentum,
+                       double max_momentum)
     : LRScheduler(optimizer),
       max_lr_(max_lr),
       total_steps_(total_steps),
       pct_start_(pct_start),
       initial_lr_(max_lr / div_factor),
-      min_lr_(max_lr / div_factor / final_div_factor) {
+      min_lr_(max_lr / div_factor / final_div_factor),
+      cycle_momentum_(cycle_momentum),
+      base_momentum_(base_momentum),
+      max_momentum_(max_momentum) {
   HWARO_CHECK(max_lr > 0, "OneCycleLR: expected max_lr > 0, found ", max_lr);
   HWARO_CHECK(total_steps > 1, "OneCycleLR: expected total_steps > 1, found ", total_steps);
   HWARO_CHECK(pct_start > 0 && pct_start < 1, "OneCycleLR: expected pct_start in (0, 1), found ", pct_start);
@@ -82,20 +88,43 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_s
               "found ", div_factor, " and ", final_div_factor);
   HWARO_CHECK(pct_start * static_cast<double>(total_steps) - 1 > 0, "OneCycleLR: pct_start * total_steps must ",
               "exceed 1 so the warm-up phase has a step, found ", pct_start * static_cast<double>(total_steps));
+  if (cycle_momentum) {
+    HWARO_CHECK(0 <= base_momentum && base_momentum <= max_momentum && max_momentum < 1, "OneCycleLR: expected ",
+                "0 <= base_momentum <= max_momentum < 1, found ", base_momentum, " and ", max_momentum);
+    for (const ParamGroup& group : optimizer.param_groups()) {
+      HWARO_CHECK(group.momentum.has_value(), "OneCycleLR: the optimizer must support momentum or beta1 with ",
+                  "cycle_momentum enabled; pass cycle_momentum = false");
+    }
+  }
   apply();
 }
 
-double OneCycleLR::lr_at(std::int64_t epoch, double /*base_lr*/) const {
+std::pair<bool, double> OneCycleLR::phase(std::int64_t epoch) const {
   HWARO_CHECK(epoch < total_steps_, "OneCycleLR: stepped ", epoch + 1, " times but total_steps is ", total_steps_,
               "; raise total_steps");
-  auto anneal = [](double start, double end, double pct) {
-    return end + (start - end) / 2 * (1 + std::cos(std::numbers::pi * pct));
-  };
   const double warm_end = pct_start_ * static_cast<double>(total_steps_) - 1;
   const double last = static_cast<double>(total_steps_ - 1);
   const double e = static_cast<double>(epoch);
-  if (e <= warm_end) return anneal(initial_lr_, max_lr_, e / warm_end);
-  return anneal(max_lr_, min_lr_, (e - warm_end) / (last - warm_end));
+  if (e <= warm_end) return {true, e / warm_end};
+  return {false, (e - warm_end) / (last - warm_end)};
+}
+
+namespace {
+// Cosine annealing from start (pct 0) to end (pct 1).
+double anneal(double start, double end, double pct) {
+  return end + (start - end) / 2 * (1 + std::cos(std::numbers::pi * pct));
+}
+}  // namespace
+
+double OneCycleLR::lr_at(std::int64_t epoch, double /*base_lr*/) const {
+  const auto [warming_up, pct] = phase(epoch);
+  return warming_up ? anneal(initial_lr_, max_lr_, pct) : anneal(max_lr_, min_lr_, pct);
+}
+
+std::optional<double> OneCycleLR::momentum_at(std::int64_t epoch) const {
+  if (!cycle_momentum_) return std::nullopt;
+  const auto [warming_up, pct] = phase(epoch);
+  return warming_up ? anneal(max_momentum_, base_momentum_, pct) : anneal(base_momentum_, max_momentum_, pct);
 }
 
 }  // namespace hwaro::optim

@@ -33,7 +33,9 @@ void Optimizer::zero_grad(bool set_to_none) {
 std::map<std::string, Tensor> Optimizer::state_dict() const {
   std::map<std::string, Tensor> out;
   for (std::size_t g = 0; g < groups_.size(); ++g) {
-    out["param_groups." + std::to_string(g) + ".lr"] = scalar_tensor(groups_[g].lr, {.dtype = kFloat64});
+    const std::string prefix = "param_groups." + std::to_string(g) + ".";
+    out[prefix + "lr"] = scalar_tensor(groups_[g].lr, {.dtype = kFloat64});
+    if (groups_[g].momentum) out[prefix + "momentum"] = scalar_tensor(*groups_[g].momentum, {.dtype = kFloat64});
   }
   for (const auto& [index, tensors] : state_) {
     for (const auto& [name, t] : tensors) out["state." + std::to_string(index) + "." + name] = t.detach();
@@ -50,10 +52,18 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
   for (const ParamGroup& group : groups_) count += group.params.size();
   for (const auto& [key, t] : state) {
     if (key.rfind("param_groups.", 0) == 0) {
-      const std::size_t g = std::stoul(key.substr(13));
+      std::size_t digits = 0;
+      const std::size_t g = std::stoul(key.substr(13), &digits);
       HWARO_CHECK(g < groups_.size(), "optimizer load_state_dict: '", key, "' names group ", g, " but there are ",
                   groups_.size());
-      groups_[g].lr = t.item<double>();
+      const std::string field = key.substr(13 + digits);
+      if (field == ".lr") {
+        groups_[g].lr = t.item<double>();
+      } else {
+        HWARO_CHECK(field == ".momentum" && groups_[g].momentum, "optimizer load_state_dict: unexpected key '", key,
+                    "'");
+        groups_[g].momentum = t.item<double>();
+      }
       continue;
     }
     HWARO_CHECK(key.rfind("state.", 0) == 0, "optimizer load_state_dict: unexpected key '", key, "'");

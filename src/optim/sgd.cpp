@@ -33,6 +33,7 @@ SGD::SGD(std::vector<Tensor> params, SGDOptions options) : Optimizer(std::move(p
   HWARO_CHECK(options.weight_decay >= 0.0, "SGD: invalid weight_decay ", options.weight_decay, " (it must be >= 0)");
   HWARO_CHECK(!options.nesterov || (options.momentum > 0.0 && options.dampening == 0.0),
               "SGD: nesterov momentum requires a momentum and zero dampening");
+  param_groups()[0].momentum = options.momentum;
 }
 
 void SGD::step() {
@@ -41,11 +42,12 @@ void SGD::step() {
   for (ParamGroup& group : param_groups()) {
     // Every parameter with a gradient, its momentum buffer made on first use, then one fused launch.
     std::vector<ops::SgdParam> params;
+    const double momentum = group.momentum.value_or(options_.momentum);  // a scheduler may cycle it
     for (Tensor& p : group.params) {
       const std::size_t i = index++;
       if (!p.grad().defined()) continue;
       ops::SgdParam item{.param = p, .grad = p.grad(), .momentum_buffer = {}, .first_step = false};
-      if (options_.momentum != 0.0) {
+      if (momentum != 0.0) {
         auto& state = state_of(i);
         auto it = state.find("momentum_buffer");
         item.first_step = it == state.end();
@@ -55,7 +57,7 @@ void SGD::step() {
       params.push_back(std::move(item));
     }
     const ops::SgdGroupScalars scalars{.lr = group.lr,
-                                       .momentum = options_.momentum,
+                                       .momentum = momentum,
                                        .dampening = options_.dampening,
                                        .weight_decay = options_.weight_decay,
                                        .nesterov = options_.nesterov};

@@ -5,7 +5,9 @@
 //   for (...) { train_one_epoch(); sched.step(); }
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hwaro/optim.h"
@@ -27,6 +29,8 @@ class LRScheduler {
   // Call at the end of a derived constructor.
   void apply();
   virtual double lr_at(std::int64_t epoch, double base_lr) const = 0;
+  // The momentum (SGD's momentum, Adam's beta1) for an epoch, for schedulers that cycle it.
+  virtual std::optional<double> momentum_at(std::int64_t /*epoch*/) const { return std::nullopt; }
 
   Optimizer& optimizer_;
   std::vector<double> base_lrs_;
@@ -57,20 +61,29 @@ class CosineAnnealingLR : public LRScheduler {
 };
 
 // One cycle with cosine annealing: from max_lr/div_factor up to max_lr over
-// pct_start of total_steps, then down to initial_lr/final_div_factor. Stepping past
-// total_steps is an error. (Momentum cycling is not implemented.)
+// pct_start of total_steps, then down to initial_lr/final_div_factor. With cycle_momentum (the
+// default, as PyTorch's), the momentum (SGD's momentum, Adam's beta1) moves the other way: from
+// max_momentum down to base_momentum while the lr rises, then back up. Stepping past
+// total_steps is an error.
 class OneCycleLR : public LRScheduler {
  public:
   OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_steps, double pct_start = 0.3,
-             double div_factor = 25, double final_div_factor = 1e4);
+             double div_factor = 25, double final_div_factor = 1e4, bool cycle_momentum = true,
+             double base_momentum = 0.85, double max_momentum = 0.95);
 
  private:
   double lr_at(std::int64_t epoch, double base_lr) const override;
+  std::optional<double> momentum_at(std::int64_t epoch) const override;
+  // Where the epoch is in the cycle: the warm-up phase (true) or the annealing one, and how far along it.
+  std::pair<bool, double> phase(std::int64_t epoch) const;
   double max_lr_;
   std::int64_t total_steps_;
   double pct_start_;
   double initial_lr_;
   double min_lr_;
+  bool cycle_momentum_;
+  double base_momentum_;
+  double max_momentum_;
 };
 
 }  // namespace hwaro::optim
