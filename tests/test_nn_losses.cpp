@@ -104,6 +104,10 @@ TEST(Losses, GradientsMatchFiniteDifferences) {
       {"mse", [&](auto& v) { return F::mse_loss(v[0], probs); }},
       {"l1", [&](auto& v) { return F::l1_loss(v[0], probs); }},
       {"bce_logits", [&](auto& v) { return F::binary_cross_entropy_with_logits(v[0], probs); }},
+      {"bce_logits_weights",
+       [&](auto& v) {
+         return F::binary_cross_entropy_with_logits(v[0], probs, F::Reduction::Sum, probs[0] + 0.5, probs.select(1, 1).unsqueeze(1));
+       }},
   };
   for (const auto& [name, fn] : losses) {
     const auto r = autograd::gradcheck(fn, {x});
@@ -128,27 +132,30 @@ TEST(LossModules, ForwardAsFunctionalAndWeightsMoveWithTheModule) {
   nn::NLLLoss nll(F::CrossEntropyOptions{.weight = class_weight});
   nn::MSELoss mse(F::Reduction::Sum);
   nn::L1Loss l1;
-  nn::BCEWithLogitsLoss bce(F::Reduction::Mean, pos_weight);
+  const Tensor element_weight = random_tensor({6, 1}, kFloat64, rng, 0.5, 2);  // per row, broadcast
+  nn::BCEWithLogitsLoss bce(F::Reduction::Mean, pos_weight, element_weight);
   const Tensor log_probs = logits.log_softmax(1);
   const double want_ce = F::cross_entropy(logits, target, ce_options).item<double>();
   const double want_nll = F::nll_loss(log_probs, target, {.weight = class_weight}).item<double>();
-  const double want_bce = F::binary_cross_entropy_with_logits(logits, probs, F::Reduction::Mean, pos_weight).item<double>();
+  const double want_bce =
+      F::binary_cross_entropy_with_logits(logits, probs, F::Reduction::Mean, pos_weight, element_weight).item<double>();
   EXPECT_EQ(ce->forward(logits, target).item<double>(), want_ce);
   EXPECT_EQ(nll->forward(log_probs, target).item<double>(), want_nll);
   EXPECT_EQ(mse->forward(logits, other).item<double>(), F::mse_loss(logits, other, F::Reduction::Sum).item<double>());
   EXPECT_EQ(l1->forward(logits, other).item<double>(), F::l1_loss(logits, other).item<double>());
   EXPECT_EQ(bce->forward(logits, probs).item<double>(), want_bce);
-  // pos_weight p multiplies the positive term: -[p y log s(x) + (1 - y) log(1 - s(x))].
-  const std::vector<double> xv = values_of(logits), yv = values_of(probs), pv = values_of(pos_weight);
+  // pos_weight p multiplies the positive term, weight w the element: -w [p y log s(x) + (1 - y) log(1 - s(x))].
+  const std::vector<double> xv = values_of(logits), yv = values_of(probs), pv = values_of(pos_weight),
+                            wv = values_of(element_weight);
   double bce_sum = 0;
   for (std::size_t i = 0; i < xv.size(); ++i) {
     const double log_s = -std::log1p(std::exp(-xv[i])), log_1ms = -xv[i] - std::log1p(std::exp(-xv[i]));
-    bce_sum += -(pv[i % 4] * yv[i] * log_s + (1 - yv[i]) * log_1ms);
+    bce_sum += -wv[i / 4] * (pv[i % 4] * yv[i] * log_s + (1 - yv[i]) * log_1ms);
   }
   EXPECT_NEAR(want_bce, bce_sum / static_cast<double>(xv.size()), 1e-12);
 
   ASSERT_EQ(ce->buffers().size(), 1u);
-  ASSERT_EQ(bce->buffers().size(), 1u);
+  ASSERT_EQ(bce->buffers().size(), 2u);
   const Device dev = other_device();
   ce->to(dev);
   nll->to(dev);

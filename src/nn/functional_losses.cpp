@@ -113,14 +113,15 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target, Reduction reduction,
-                                        const Tensor& pos_weight) {
+                                        const Tensor& pos_weight, const Tensor& weight) {
   check_same_shape("binary_cross_entropy_with_logits", logits, target);
   // loss = (1 - y) x + (1 + (w - 1) y) * log(1 + e^-x), with log(1 + e^-x) = max(-x, 0) + log(e^-max + e^(-x-max)).
   const Tensor y = target.to(logits.dtype());
   const Tensor m = (-logits).clamp(0.0);
   const Tensor log1p_exp = m + ((-m).exp() + (-logits - m).exp()).log();
   const Tensor scale = pos_weight.defined() ? (pos_weight - 1) * y + 1 : ones_like(y);
-  return reduce((1 - y) * logits + scale * log1p_exp, reduction);
+  const Tensor loss = (1 - y) * logits + scale * log1p_exp;
+  return reduce(weight.defined() ? loss * weight : loss, reduction);
 }
 
 }  // namespace hwaro::nn::functional

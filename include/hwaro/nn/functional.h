@@ -68,7 +68,10 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntrop
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 // sigmoid + binary cross entropy in one stable formula; target of input's shape, in [0, 1].
+// pos_weight multiplies the positive term (per class, broadcast over the last dim); weight
+// rescales each element's loss (broadcast to the input), before the reduction.
 Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target,
-                                        Reduction reduction = Reduction::Mean, const Tensor& pos_weight = {});
+                                        Reduction reduction = Reduction::Mean, const Tensor& pos_weight = {},
+                                        const Tensor& weight = {});
 
 }  // namespace hwaro::nn::functional

@@ -61,21 +61,24 @@ class L1LossImpl : public Module {
 };
 HWARO_MODULE(L1Loss);
 
-// pos_weight (a weight of the positive term per class, broadcast over the last dim) is a buffer.
+// pos_weight (of the positive term, per class) and weight (of each element) are buffers, as
+// functional::binary_cross_entropy_with_logits takes them.
 class BCEWithLogitsLossImpl : public Module {
  public:
-  explicit BCEWithLogitsLossImpl(functional::Reduction reduction = functional::Reduction::Mean, Tensor pos_weight = {})
-      : reduction_(reduction), pos_weight_(std::move(pos_weight)) {
+  explicit BCEWithLogitsLossImpl(functional::Reduction reduction = functional::Reduction::Mean, Tensor pos_weight = {},
+                                 Tensor weight = {})
+      : reduction_(reduction), pos_weight_(std::move(pos_weight)), weight_(std::move(weight)) {
+    if (weight_.defined()) register_buffer("weight", weight_);
     if (pos_weight_.defined()) register_buffer("pos_weight", pos_weight_);
   }
   using Module::forward;  // the two-argument form below is the one a loss has
   Tensor forward(const Tensor& logits, const Tensor& target) const {
-    return functional::binary_cross_entropy_with_logits(logits, target, reduction_, pos_weight_);
+    return functional::binary_cross_entropy_with_logits(logits, target, reduction_, pos_weight_, weight_);
   }
 
  private:
   functional::Reduction reduction_;
-  Tensor pos_weight_;
+  Tensor pos_weight_, weight_;
 };
 HWARO_MODULE(BCEWithLogitsLoss);
 
