@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "support/module_fixtures.h"
 #include "support/test_support.h"
 
 namespace hwaro::test {
@@ -14,17 +15,6 @@ namespace {
 
 namespace nn = hwaro::nn;
 namespace F = hwaro::nn::functional;
-
-struct EncoderImpl : nn::Module {
-  EncoderImpl() {
-    fc1 = register_module("fc1", nn::Linear(8, 6));
-    fc2 = register_module("fc2", nn::Linear(6, 4, nn::LinearOptions{.bias = false}));
-    register_buffer("running", zeros({4}));
-  }
-  Tensor forward(const Tensor& x) override { return fc2->forward(fc1->forward(x).relu()); }
-  nn::Linear fc1{nullptr}, fc2{nullptr};
-};
-HWARO_MODULE(Encoder);
 
 struct NetImpl : nn::Module {
   NetImpl() {
@@ -55,12 +45,6 @@ struct StackImpl : nn::Module {
   Tensor scale;
 };
 HWARO_MODULE(Stack);
-
-std::vector<std::string> names_of(const std::vector<std::pair<std::string, Tensor>>& named) {
-  std::vector<std::string> out;
-  for (const auto& [n, _] : named) out.push_back(n);
-  return out;
-}
 
 // ---------------------------------------------------------------- apply
 
