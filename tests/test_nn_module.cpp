@@ -251,5 +251,39 @@ TEST(Module, TheWarningNamesTheChildsPathAndStaysQuietWhenNothingIsLeftBehind) {
   EXPECT_EQ(stderr_of([&] { stays->to(Device("cpu")); }), "") << "nothing moved, so nothing stayed behind";
 }
 
+TEST(Module, ToDtypeWarnsAboutTheFloatingTensorThatKeepsItsDtype) {
+  Forgetful model;
+  const std::string warning = stderr_of([&] { model->to(kFloat64); });
+  EXPECT_NE(warning.find("holds a tensor of shape [2] that its constructor created but never registered: it stays "
+                         "float32 while the module moves to float64"),
+            std::string::npos)
+      << warning;
+  EXPECT_EQ(model->scale.dtype(), kFloat32);  // what the warning is about
+  EXPECT_EQ(model->fc->weight.dtype(), kFloat64);
+
+  Forgetful both;
+  const std::string both_warning = stderr_of([&] { both->to(other_device(), kFloat64); });
+  EXPECT_NE(both_warning.find("it stays float32 on cpu while the module moves to float64 on " + other_device().str()),
+            std::string::npos)
+      << both_warning;
+  Forgetful same;
+  EXPECT_EQ(stderr_of([&] { same->to(kFloat32); }), "") << "a float32 tensor lost nothing by to(float32)";
+}
+
+struct KeepsIndicesImpl : nn::Module {
+  KeepsIndicesImpl() { indices = arange(4); }  // an integer tensor, unregistered
+  Tensor forward(const Tensor& x) override { return x; }
+  Tensor indices;
+};
+HWARO_MODULE(KeepsIndices);
+
+TEST(Module, ToDtypeDoesNotWarnAboutAnIntegerTensorWhichItWouldNotHaveConverted) {
+  KeepsIndices model;
+  ASSERT_FALSE(model->indices.is_floating_point());
+  EXPECT_EQ(stderr_of([&] { model->to(kFloat64); }), "");
+  EXPECT_NE(stderr_of([&] { model->to(other_device()); }).find("shape [4]"), std::string::npos)
+      << "to(device) would have moved it";
+}
+
 }  // namespace
 }  // namespace hwaro::test

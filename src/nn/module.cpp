@@ -162,16 +162,17 @@ void Module::move_tensors(const std::function<Tensor(const Tensor&)>& convert) {
 
 void Module::to(Device device, bool non_blocking) {
   move_tensors([&](const Tensor& t) { return t.to(device, non_blocking); });
-  warn_about_unregistered(device);
+  warn_about_unregistered(device, std::nullopt);
 }
 
 void Module::to(DType dtype) {
   move_tensors([&](const Tensor& t) { return t.is_floating_point() ? t.to(dtype) : t; });
+  warn_about_unregistered(std::nullopt, dtype);
 }
 
 void Module::to(Device device, DType dtype, bool non_blocking) {
   move_tensors([&](const Tensor& t) { return t.is_floating_point() ? t.to(device, dtype, non_blocking) : t.to(device, non_blocking); });
-  warn_about_unregistered(device);
+  warn_about_unregistered(device, dtype);
 }
 
 Device Module::device() const {

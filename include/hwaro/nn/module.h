@@ -8,13 +8,14 @@
 //   };
 // to(device) and to(dtype) move everything IN PLACE: a parameter keeps its identity, so an
 // optimiser built before the move still updates the moved tensor. Only registered tensors move:
-// for a module built through its holder (hw::nn::Linear(...), a HWARO_MODULE), to(device) warns
-// about each tensor the constructor created and kept without registering it, since that is the
-// tensor that silently stays behind.
+// for a module built through its holder (hw::nn::Linear(...), a HWARO_MODULE), to(device) and
+// to(dtype) warn about each tensor the constructor created and kept without registering it, since
+// that is the tensor that silently stays behind (on its device, or in its dtype).
 #include <functional>
 #include <iosfwd>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -133,8 +134,9 @@ class Module : public std::enable_shared_from_this<Module> {
   void collect(const std::string& prefix, bool recurse, bool buffers,
                std::vector<std::pair<std::string, Tensor>>& out) const;
   void move_tensors(const std::function<Tensor(const Tensor&)>& convert);
-  // The warning of the header comment, for this module and its descendants.
-  void warn_about_unregistered(Device device) const;
+  // The warning of the header comment, for this module and its descendants: the move went to
+  // device (when given) and to dtype (when given; it converts floating-point tensors only).
+  void warn_about_unregistered(std::optional<Device> device, std::optional<DType> dtype) const;
 
   // Registration order is kept (it is the order of parameters() and of the printout).
   std::vector<std::pair<std::string, Tensor>> parameters_;
