@@ -10,12 +10,14 @@
 // kTuplesPerLaunch items, about 17 KB: CUDA 12.1 and Volta or newer take up to 32 KB), so there
 // is nothing to copy to the device first. Each item gets ceil(numel / kElementsPerBlock) blocks;
 // a block finds its item by binary search over the items' first blocks. A group of more than
-// kTuplesPerLaunch parameters takes one launch per kTuplesPerLaunch.
+// kTuplesPerLaunch parameters takes one launch per kTuplesPerLaunch. That division of the work
+// is kernels/multi_tensor_plan.h, tested on the CPU.
 #include <cstdint>
 
 #include "core/kernel_args.h"
 #include "cuda/kernel_launch.h"
 #include "hwaro/errors.h"
+#include "kernels/multi_tensor_plan.h"
 
 namespace hwaro::cuda {
 
@@ -33,49 +35,38 @@ template <typename T> struct TupleBatch {
 // __grid_constant__: the batch is read in place from the parameter space, never copied per thread.
 template <typename T, typename F> __global__ void multi_tensor_kernel(const __grid_constant__ TupleBatch<T> batch, F f) {
   const auto block = static_cast<std::int32_t>(blockIdx.x);
-  int lo = 0, hi = batch.count - 1;  // the last item whose first block is <= block
-  while (lo < hi) {
-    const int mid = (lo + hi + 1) / 2;
-    if (batch.first_block[mid] <= block) {
-      lo = mid;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  const std::int64_t begin = static_cast<std::int64_t>(block - batch.first_block[lo]) * kElementsPerBlock;
-  const std::int64_t end = begin + kElementsPerBlock < batch.numel[lo] ? begin + kElementsPerBlock : batch.numel[lo];
-  for (std::int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) f(batch, lo, i);
+  const int item = kernels::slot_of_block(batch.first_block, batch.count, block);
+  const kernels::ElementRange range =
+      kernels::block_elements(block, batch.first_block[item], batch.numel[item], kElementsPerBlock);
+  for (std::int64_t i = range.begin + threadIdx.x; i < range.end; i += blockDim.x) f(batch, item, i);
 }
 
 template <typename T, typename F> void multi_tensor_apply(const KernelArgs& args, F f) {
   if (args.num_tuples == 0) return;
   set_device_of(args);
-  TupleBatch<T> batch{};
-  std::int64_t blocks = 0;
-  const auto flush = [&] {
-    batch.first_block[batch.count] = static_cast<std::int32_t>(blocks);
-    if (blocks > 0) {
-      multi_tensor_kernel<T, F><<<static_cast<unsigned>(blocks), kBlockSize, 0, stream_of(args)>>>(batch, f);
-      HWARO_CUDA_CHECK_LAUNCH();
-    }
-    batch.count = 0;
-    blocks = 0;
-  };
   for (std::int64_t item = 0; item < args.num_tuples; ++item) {
-    const TensorTuple& t = args.tuples[item];
-    if (t.numel == 0) continue;
-    const std::int64_t item_blocks = (t.numel + kElementsPerBlock - 1) / kElementsPerBlock;
-    HWARO_CHECK(item_blocks < INT32_MAX, "multi_tensor_apply: a tensor of ", t.numel, " elements is too large");
-    if (batch.count == kTuplesPerLaunch || blocks + item_blocks >= INT32_MAX) flush();
-    const int k = batch.count++;
-    for (int j = 0; j < kMaxKernelTensors; ++j) batch.data[k][j] = static_cast<T*>(t.data[j]);
-    batch.numel[k] = t.numel;
-    batch.scalars[k][0] = static_cast<T>(t.scalars[0]);
-    batch.scalars[k][1] = static_cast<T>(t.scalars[1]);
-    batch.first_block[k] = static_cast<std::int32_t>(blocks);
-    blocks += item_blocks;
+    const std::int64_t item_blocks = (args.tuples[item].numel + kElementsPerBlock - 1) / kElementsPerBlock;
+    HWARO_CHECK(item_blocks <= kernels::kMaxLaunchBlocks, "multi_tensor_apply: a tensor of ",
+                args.tuples[item].numel, " elements is too large");
   }
-  flush();
+  TupleBatch<T> batch{};
+  const auto add = [&](int slot, std::int64_t item, std::int64_t first_block) {
+    const TensorTuple& t = args.tuples[item];
+    for (int j = 0; j < kMaxKernelTensors; ++j) batch.data[slot][j] = static_cast<T*>(t.data[j]);
+    batch.numel[slot] = t.numel;
+    batch.scalars[slot][0] = static_cast<T>(t.scalars[0]);
+    batch.scalars[slot][1] = static_cast<T>(t.scalars[1]);
+    batch.first_block[slot] = static_cast<std::int32_t>(first_block);
+  };
+  const auto flush = [&](int slots, std::int64_t blocks) {
+    batch.count = slots;
+    batch.first_block[slots] = static_cast<std::int32_t>(blocks);
+    multi_tensor_kernel<T, F><<<static_cast<unsigned>(blocks), kBlockSize, 0, stream_of(args)>>>(batch, f);
+    HWARO_CUDA_CHECK_LAUNCH();
+  };
+  kernels::plan_multi_tensor_launches(
+      args.num_tuples, [&](std::int64_t item) { return args.tuples[item].numel; }, kElementsPerBlock,
+      kTuplesPerLaunch, add, flush);
 }
 
 }  // namespace hwaro::cuda
