@@ -270,6 +270,17 @@ struct ReferenceLoss {
   double mean = 0;                 // reduction Mean
 };
 
+// A float64 loss against its reference under the reduction it was computed with.
+void expect_loss_matches(const Tensor& got, const ReferenceLoss& want, F::Reduction reduction) {
+  if (reduction == F::Reduction::None) {
+    EXPECT_TRUE(all_close(values_of(got), want.per_sample, 1e-12, 1e-12)) << "reduction None";
+    return;
+  }
+  const double expected = reduction == F::Reduction::Mean ? want.mean : want.sum;
+  EXPECT_NEAR(got.item<double>(), expected, 1e-12 * std::max(1.0, std::abs(expected)))
+      << (reduction == F::Reduction::Mean ? "reduction Mean" : "reduction Sum");
+}
+
 // PyTorch's cross entropy on log-probabilities lp [n, c]: sample i with counted target t adds
 // (1 - e) * w[t] * -lp[i, t] + e / c * sum_k w[k] * -lp[i, k]; ignored samples add 0; the mean
 // divides the sum by the sum of w[t] over the counted targets. weight empty: all ones.
@@ -337,14 +348,7 @@ TEST_F(GradcheckMore, CrossEntropyOptionsMatchReferenceAndFiniteDifferences) {
         reference_nll(reference_log_softmax(values_of(logits), n, c), n, c, tv, wv, cc.ignore_index, cc.smoothing);
     for (F::Reduction reduction : {F::Reduction::Mean, F::Reduction::Sum, F::Reduction::None}) {
       options.reduction = reduction;
-      const Tensor got = F::cross_entropy(logits, target, options);
-      if (reduction == F::Reduction::None) {
-        EXPECT_TRUE(all_close(values_of(got), want.per_sample, 1e-12, 1e-12)) << "reduction None";
-      } else {
-        const double expected = reduction == F::Reduction::Mean ? want.mean : want.sum;
-        EXPECT_NEAR(got.item<double>(), expected, 1e-12 * std::max(1.0, std::abs(expected)))
-            << (reduction == F::Reduction::Mean ? "reduction Mean" : "reduction Sum");
-      }
+      expect_loss_matches(F::cross_entropy(logits, target, options), want, reduction);
       expect_gradcheck_both_layouts(cc.name, [&](auto& v) { return F::cross_entropy(v[0], target, options); },
                                     {logits});
     }
@@ -369,13 +373,7 @@ TEST_F(GradcheckMore, NllLossWithWeightMatchesReferenceAndFiniteDifferences) {
         reference_nll(values_of(log_probs), n, c, tv, values_of(options.weight), options.ignore_index, 0.0);
     for (F::Reduction reduction : {F::Reduction::Mean, F::Reduction::Sum, F::Reduction::None}) {
       options.reduction = reduction;
-      const Tensor got = F::nll_loss(log_probs, target, options);
-      if (reduction == F::Reduction::None) {
-        EXPECT_TRUE(all_close(values_of(got), want.per_sample, 1e-12, 1e-12)) << "reduction None";
-      } else {
-        const double expected = reduction == F::Reduction::Mean ? want.mean : want.sum;
-        EXPECT_NEAR(got.item<double>(), expected, 1e-12 * std::max(1.0, std::abs(expected)));
-      }
+      expect_loss_matches(F::nll_loss(log_probs, target, options), want, reduction);
       expect_gradcheck_both_layouts("nll_loss weight", [&](auto& v) { return F::nll_loss(v[0], target, options); },
                                     {log_probs});
       expect_gradcheck_both_layouts("nll_loss weight through log_softmax",

@@ -5,35 +5,36 @@
 
 namespace hwaro::nn {
 
-// A class weight is a buffer ("weight"), so that to(device) moves it with the module, as PyTorch's.
-class CrossEntropyLossImpl : public Module {
- public:
-  explicit CrossEntropyLossImpl(functional::CrossEntropyOptions options = {}) : options_(std::move(options)) {
+namespace detail {
+// The losses over class indices keep cross_entropy's options; the class weight is a buffer
+// ("weight"), so that to(device) moves it with the module, as PyTorch's.
+class ClassIndexLoss : public Module {
+ protected:
+  explicit ClassIndexLoss(functional::CrossEntropyOptions options) : options_(std::move(options)) {
     if (options_.weight.defined()) register_buffer("weight", options_.weight);
   }
+  functional::CrossEntropyOptions options_;
+};
+}  // namespace detail
+
+class CrossEntropyLossImpl : public detail::ClassIndexLoss {
+ public:
+  explicit CrossEntropyLossImpl(functional::CrossEntropyOptions options = {}) : ClassIndexLoss(std::move(options)) {}
   using Module::forward;  // the two-argument form below is the one a loss has
   Tensor forward(const Tensor& logits, const Tensor& target) const {
     return functional::cross_entropy(logits, target, options_);
   }
-
- private:
-  functional::CrossEntropyOptions options_;
 };
 HWARO_MODULE(CrossEntropyLoss);
 
 // torch.nn.NLLLoss: for log-probabilities (log_softmax's output); the options of cross_entropy.
-class NLLLossImpl : public Module {
+class NLLLossImpl : public detail::ClassIndexLoss {
  public:
-  explicit NLLLossImpl(functional::CrossEntropyOptions options = {}) : options_(std::move(options)) {
-    if (options_.weight.defined()) register_buffer("weight", options_.weight);
-  }
+  explicit NLLLossImpl(functional::CrossEntropyOptions options = {}) : ClassIndexLoss(std::move(options)) {}
   using Module::forward;  // the two-argument form below is the one a loss has
   Tensor forward(const Tensor& log_probs, const Tensor& target) const {
     return functional::nll_loss(log_probs, target, options_);
   }
-
- private:
-  functional::CrossEntropyOptions options_;
 };
 HWARO_MODULE(NLLLoss);
 
