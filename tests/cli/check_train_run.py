@@ -4,6 +4,8 @@
 1. A 2-epoch run: metrics.jsonl has one well-formed record per epoch, the loss falls, the test
    accuracy is far above chance, the SVG plot parses and has a curve per series, the checkpoint exists.
    With --data-parallel (two CPU replicas) the same run ends with the same losses.
+   The checkpoint, read from Python with the standard library alone (safetensors_stdlib.py), follows
+   the safetensors layout, and its weights, run in Python, classify the test set as hwaro did.
 2. Ctrl-C: a run sent SIGINT mid-epoch exits with 130 and says where the checkpoint is; resumed with
    --resume it ends with the same test loss and accuracy as a run that was never interrupted.
 3. Bad flags are refused with a message naming the flag.
@@ -12,12 +14,16 @@ Usage: check_train_run.py HWARO_BINARY FIXTURE_SCRIPT WORK_DIR
 """
 import json
 import math
+import operator
 import os
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import xml.dom.minidom
+
+import safetensors_stdlib
 
 hwaro, fixture_script, work = sys.argv[1], sys.argv[2], sys.argv[3]
 shutil.rmtree(work, ignore_errors=True)
@@ -65,8 +71,57 @@ if "epoch 2/2: train loss" not in r.stdout or "test accuracy" not in r.stdout or
 svg = xml.dom.minidom.parse(os.path.join(out1, "training.svg"))
 if len(svg.getElementsByTagName("polyline")) != 3:
     fail("the plot should have 3 curves (train loss, test loss, test accuracy)")
-if not os.path.getsize(os.path.join(out1, "checkpoint.safetensors")) > 0:
-    fail("no checkpoint")
+
+
+
+def read_idx(path):
+    with open(path, "rb") as f:
+        blob = f.read()
+    dims = struct.unpack(">" + "I" * blob[3], blob[4:4 + 4 * blob[3]])
+    return dims, blob[4 + 4 * blob[3]:]
+
+
+def python_test_accuracy(checkpoint, data_dir):
+    """The test accuracy of the checkpoint's MLP (Linear-ReLU-Linear-ReLU-Linear on pixels / 255,
+    normalised by the training pixels' mean and deviation, as hwaro train does), in float64 Python."""
+    _, tensors = safetensors_stdlib.read(checkpoint)
+    layers = []
+    for name, rows, cols in (("model.1", 256, 784), ("model.3", 128, 256), ("model.5", 10, 128)):
+        weight, bias = tensors[name + ".weight"], tensors[name + ".bias"]
+        if weight[:2] != ("F32", [rows, cols]) or bias[:2] != ("F32", [rows]):
+            fail("%s: weight %s %s, bias %s %s" % (name, weight[0], weight[1], bias[0], bias[1]))
+        w = safetensors_stdlib.values(weight)
+        layers.append(([w[r * cols:(r + 1) * cols] for r in range(rows)], safetensors_stdlib.values(bias)))
+    _, train_pixels = read_idx(os.path.join(data_dir, "train-images-idx3-ubyte"))
+    scaled = [p / 255 for p in train_pixels]
+    mean = sum(scaled) / len(scaled)
+    std = math.sqrt(sum(x * x for x in scaled) / len(scaled) - mean * mean)
+    (count, height, width), test_pixels = read_idx(os.path.join(data_dir, "t10k-images-idx3-ubyte"))
+    _, labels = read_idx(os.path.join(data_dir, "t10k-labels-idx1-ubyte"))
+    size = height * width
+    correct = 0
+    for i in range(count):
+        x = [(p / 255 - mean) / std for p in test_pixels[i * size:(i + 1) * size]]
+        for k, (rows, bias) in enumerate(layers):
+            x = [sum(map(operator.mul, row, x)) + b for row, b in zip(rows, bias)]
+            if k < len(layers) - 1:
+                x = [max(v, 0.0) for v in x]
+        correct += max(range(10), key=lambda c: x[c]) == labels[i]
+    return correct / count
+
+
+checkpoint1 = os.path.join(out1, "checkpoint.safetensors")
+try:
+    metadata, _ = safetensors_stdlib.read(checkpoint1)
+    python_accuracy = python_test_accuracy(checkpoint1, data)
+except safetensors_stdlib.FormatError as e:
+    fail("the checkpoint breaks the safetensors layout: %s" % e)
+if metadata.get("hwaro.epoch") != "2":
+    fail("the checkpoint's metadata should say epoch 2: %s" % metadata)
+# float64 here, float32 in hwaro: at most a sample on the boundary may differ.
+if abs(python_accuracy - records[1]["test_accuracy"]) > 1.5 / 200:
+    fail("the checkpoint's weights classify %.3f of the test set in Python, hwaro said %.3f"
+         % (python_accuracy, records[1]["test_accuracy"]))
 
 # 1b. --data-parallel (two CPU replicas here) trains the same model to float32 rounding.
 out_dp = os.path.join(work, "run_dp")
