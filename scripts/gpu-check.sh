@@ -147,6 +147,29 @@ if [ -d .gpu-data/fashion-mnist ] && ! skipped train; then
       >"$out/distributed.log" 2>&1 || { echo "--distributed over NCCL failed"; status=1; }
     grep -E "on cuda|nccl|accuracy" "$out/distributed.log" | tail -4
   fi
+  # The main job's checkpoint, written from the GPU, read from Python: by tests/cli/safetensors_stdlib.py,
+  # and by the safetensors package where the image has it, byte for byte the same tensors.
+  env -u LD_LIBRARY_PATH python3 - "$out/main-job/checkpoint.safetensors" <<'PY' 2>&1 | tee "$out/checkpoint-python.txt"
+import sys
+sys.path.insert(0, "tests/cli")
+import safetensors_stdlib
+metadata, tensors = safetensors_stdlib.read(sys.argv[1])
+print("checkpoint read from Python (standard library): %d tensors, epoch %s" % (len(tensors), metadata["hwaro.epoch"]))
+try:
+    import torch
+    from safetensors.torch import load_file
+except ImportError:
+    print("the safetensors package is not installed here")
+    sys.exit(0)
+loaded = load_file(sys.argv[1])
+if loaded.keys() != tensors.keys():
+    sys.exit("safetensors.torch.load_file finds other names: %s" % sorted(loaded.keys() ^ tensors.keys()))
+differ = [k for k in tensors if loaded[k].reshape(-1).view(torch.uint8).numpy().tobytes() != tensors[k][2]]
+if differ:
+    sys.exit("safetensors.torch.load_file reads other bytes for %s" % differ)
+print("safetensors.torch.load_file: the same %d tensors, byte for byte" % len(loaded))
+PY
+  [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "the checkpoint could not be read from Python"; status=1; }
   rm -f "$out"/*/checkpoint.safetensors  # the logs come back; the weights need not
 fi
 
