@@ -138,7 +138,11 @@ void BlockCache::free(void* ptr) {
 
 void BlockCache::record_stream(void* ptr, StreamId stream) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Block* block = find_allocated(ptr, "record_stream");
+  // Memory this cache did not allocate (a from_blob tensor's) is not its to hold back: skipped,
+  // as PyTorch's allocator skips it, so that backward's hand-over of such a gradient works.
+  const auto it = allocated_.find(ptr);
+  if (it == allocated_.end()) return;
+  Block* block = it->second;
   // Work on the allocation stream is ordered before any reuse already.
   if (stream == block->stream) return;
   for (StreamId s : block->stream_uses) {

@@ -82,7 +82,8 @@ class BlockCache {
   void* allocate(std::size_t nbytes, StreamId stream);
   // Returns a block from allocate() to the cache; nullptr is ignored.
   void free(void* ptr);
-  // Notes that the block at ptr is used on `stream` too: its reuse will wait for it.
+  // Notes that the block at ptr is used on `stream` too: its reuse will wait for it. A pointer
+  // this cache did not allocate is ignored (its owner orders its reuse).
   void record_stream(void* ptr, StreamId stream);
   // Waits for pending frees and returns every fully free segment to the backing allocator.
   void empty_cache();
