@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "hwaro/macros.h"
+#include "kernels/binary_math.h"
 
 namespace hwaro::kernels {
 
@@ -22,7 +23,7 @@ HWARO_HOST_DEVICE inline void adam_update(C& p, C g, C& m, C& v, C* v_max, const
   v = s.beta2 * v + (C(1) - s.beta2) * g * g;
   C second = v;
   if (v_max != nullptr) {
-    *v_max = *v_max > v ? *v_max : v;
+    *v_max = maximum(*v_max, v);  // NaN-propagating, as the composite step's torch.maximum
     second = *v_max;
   }
   p -= s.step_size * m / (std::sqrt(second) * s.inv_sqrt_bias2 + s.eps);
