@@ -21,6 +21,11 @@ if(NOT HWARO_CUDA STREQUAL "OFF")
     # The constexpr helpers of src/kernels/ and <limits> are called from device code.
     string(APPEND CMAKE_CUDA_FLAGS " --expt-relaxed-constexpr")
     find_package(CUDAToolkit REQUIRED)
+    # The fused optimiser step passes up to 17 KB of kernel arguments (cuda/multi_tensor_apply.cuh):
+    # CUDA 12.1 raised the limit from 4 KB to 32 KB.
+    if(CUDAToolkit_VERSION VERSION_LESS 12.1)
+      message(FATAL_ERROR "hwaro needs CUDA 12.1 or newer, found ${CUDAToolkit_VERSION}; or configure with -DHWARO_CUDA=OFF")
+    endif()
     set(HWARO_WITH_CUDA ON)
   elseif(HWARO_CUDA STREQUAL "ON")
     message(FATAL_ERROR "HWARO_CUDA=ON but no CUDA compiler (nvcc) was found")

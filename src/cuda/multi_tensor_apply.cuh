@@ -12,6 +12,7 @@
 // a block finds its item by binary search over the items' first blocks. A group of more than
 // kTuplesPerLaunch parameters takes one launch per kTuplesPerLaunch. That division of the work
 // is kernels/multi_tensor_plan.h, tested on the CPU.
+#include <cstddef>
 #include <cstdint>
 
 #include "core/kernel_args.h"
@@ -41,7 +42,12 @@ template <typename T, typename F> __global__ void multi_tensor_kernel(const __gr
   for (std::int64_t i = range.begin + threadIdx.x; i < range.end; i += blockDim.x) f(batch, item, i);
 }
 
+// The most bytes of kernel arguments CUDA 12.1+ takes on Volta and newer (4 KB before).
+inline constexpr std::size_t kMaxKernelArgumentBytes = 32764;
+
 template <typename T, typename F> void multi_tensor_apply(const KernelArgs& args, F f) {
+  static_assert(sizeof(TupleBatch<T>) + sizeof(F) <= kMaxKernelArgumentBytes,
+                "a launch's items and functor exceed CUDA's kernel argument space: lower kTuplesPerLaunch");
   if (args.num_tuples == 0) return;
   set_device_of(args);
   for (std::int64_t item = 0; item < args.num_tuples; ++item) {
