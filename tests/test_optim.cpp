@@ -1,6 +1,7 @@
 // Optimisers step by step against float64 references of torch.optim's update rules, on fresh
 // random parameters and gradients; a group of parameters in one fused launch.
 #include <cmath>
+#include <limits>
 
 #include "support/test_support.h"
 #include "testing/test_backend.h"
@@ -272,12 +273,90 @@ TEST(Optim, StateDictResumesIdentically) {
   EXPECT_EQ(values_of(a), values_of(b));
 }
 
+// A step refused for a gradient that does not match its parameter changes nothing: no
+// parameter, no momentum buffer, no step count (else the next step would read a buffer never
+// written, or use a bias correction one step ahead).
+TEST(Optim, AMismatchedGradientIsRefusedBeforeAnyStateChanges) {
+  Tensor p = randn({3}, {.dtype = kFloat64}).set_requires_grad(true);
+  Tensor q = randn({2}, {.dtype = kFloat64}).set_requires_grad(true);
+  const std::vector<double> p_before = values_of(p);
+  p.mutable_grad() = ones_like(p);
+  optim::SGD sgd({p, q}, {.lr = 0.1, .momentum = 0.9});
+  optim::Adam adam({p, q}, {.lr = 0.1});
+  for (const auto& [bad, what] : std::vector<std::pair<Tensor, std::string>>{
+           {ones({3}, {.dtype = kFloat64}), "float64 [3] on cpu but the parameter is float64 [2] on cpu"},
+           {ones({2}, {.dtype = kFloat32}), "float32 [2] on cpu but the parameter is float64 [2]"},
+           {ones({2}, {.dtype = kFloat64, .device = other_device()}), "float64 [2] on " + other_device().str()}}) {
+    q.mutable_grad() = bad;
+    EXPECT_TRUE(throws_with<Error>([&] { sgd.step(); }, "SGD.step(): the gradient of parameter 1 is " + what));
+    EXPECT_TRUE(throws_with<Error>([&] { adam.step(); }, "Adam.step(): the gradient of parameter 1"));
+  }
+  EXPECT_EQ(values_of(p), p_before);
+  EXPECT_TRUE(sgd.state_dict().count("state.0.momentum_buffer") == 0) << "no buffer was made";
+  EXPECT_TRUE(adam.state_dict().count("state.0.step") == 0) << "no step was counted";
+}
+
+// amsgrad on, resumed from a state saved without it: PyTorch fails on the missing
+// max_exp_avg_sq; so does hwaro, with a message, instead of stepping as plain Adam.
+TEST(Optim, AmsgradResumedFromAStateWithoutItIsRefused) {
+  Tensor a = randn({4}, {.dtype = kFloat64}).set_requires_grad(true);
+  optim::Adam plain({a}, {.lr = 0.01});
+  a.mutable_grad() = ones_like(a);
+  plain.step();
+  Tensor b = a.detach().clone().set_requires_grad(true);
+  optim::Adam with_amsgrad({b}, {.lr = 0.01, .amsgrad = true});
+  with_amsgrad.load_state_dict(plain.state_dict());
+  b.mutable_grad() = ones_like(b);
+  const std::vector<double> before = values_of(b);
+  EXPECT_TRUE(throws_with<Error>([&] { with_amsgrad.step(); },
+                                 "Adam: amsgrad is on but the state of parameter 0 has no max_exp_avg_sq"));
+  EXPECT_EQ(values_of(b), before);
+}
+
+// amsgrad's running maximum propagates a NaN as torch.maximum does, in the fused kernel (a
+// contiguous parameter) as in the composite step (a strided one).
+TEST(Optim, AmsgradsMaximumKeepsANanOnBothPaths) {
+  Tensor p = randn({4}, {.dtype = kFloat64}).set_requires_grad(true);
+  Tensor q = non_contiguous_copy(randn({4}, {.dtype = kFloat64})).set_requires_grad(true);
+  optim::Adam adam({p, q}, {.lr = 0.01, .amsgrad = true});
+  p.mutable_grad() = ones_like(p);
+  q.mutable_grad() = ones_like(q);
+  adam.step();
+  auto state = adam.state_dict();
+  for (const char* key : {"state.0.max_exp_avg_sq", "state.1.max_exp_avg_sq"}) {
+    Tensor poisoned = state.at(key).clone();
+    poisoned[0].fill_(std::numeric_limits<double>::quiet_NaN());
+    state[key] = poisoned;
+  }
+  adam.load_state_dict(state);
+  adam.step();
+  for (const Tensor& t : {p, q}) {
+    const std::vector<double> v = values_of(t);
+    EXPECT_TRUE(std::isnan(v[0])) << "the NaN in max_exp_avg_sq reaches the parameter";
+    for (std::size_t i = 1; i < v.size(); ++i) EXPECT_TRUE(std::isfinite(v[i]));
+  }
+}
+
 TEST(Optim, BadOptionsNameTheOption) {
   Tensor p = randn({2}).set_requires_grad(true);
   EXPECT_TRUE(throws_with<Error>([&] { optim::SGD({p}, {.lr = -1}); }, "learning rate"));
   EXPECT_TRUE(throws_with<Error>([&] { optim::Adam({p}, {.beta1 = 1.0}); }, "beta1"));
   EXPECT_TRUE(throws_with<Error>([&] { optim::SGD({p}, {.lr = 0.1, .nesterov = true}); }, "nesterov"));
   EXPECT_TRUE(throws_with<Error>([&] { optim::SGD({}, {}); }, "empty parameter list"));
+}
+
+TEST(Optim, AParameterListedTwiceIsRefusedAndATiedOneIsListedOnce) {
+  Tensor p = randn({3}).set_requires_grad(true);
+  Tensor q = randn({3}).set_requires_grad(true);
+  EXPECT_TRUE(throws_with<Error>([&] { optim::SGD({p, q, p}, {.lr = 0.1}); },
+                                 "SGD: parameters 0 and 2 are the same tensor"));
+  EXPECT_TRUE(throws_with<Error>([&] { optim::Adam({q, q}, {}); }, "Adam: parameters 0 and 1 are the same tensor"));
+  // A layer used twice (its tensors held by two paths): parameters() lists them once each.
+  nn::Linear shared(3, 3);
+  nn::Sequential tied(shared, nn::ReLU(), shared);
+  EXPECT_EQ(tied->named_parameters().size(), 4U);
+  EXPECT_EQ(tied->parameters().size(), 2U);
+  EXPECT_NO_THROW(optim::SGD(tied->parameters(), {.lr = 0.1}));
 }
 
 }  // namespace

@@ -42,8 +42,13 @@ class Optimizer {
   // The state tensors of parameter `index` (in order over groups), made on first use.
   std::map<std::string, Tensor>& state_of(std::size_t index) { return state_[index]; }
   std::int64_t& steps_of(std::size_t index) { return steps_[index]; }
+  // Throws, naming the parameter, where a gradient differs from its parameter in device, dtype
+  // or shape: step() calls it first, so that a refused step changes no state at all.
+  void check_gradients() const;
+  const std::string& name() const { return name_; }
 
  private:
+  std::string name_;
   std::vector<ParamGroup> groups_;
   std::map<std::size_t, std::map<std::string, Tensor>> state_;
   std::map<std::size_t, std::int64_t> steps_;
@@ -84,6 +89,8 @@ class Adam : public Optimizer {
   Adam(std::vector<Tensor> params, AdamOptions options, bool decoupled, const char* name);
 
  private:
+  // With amsgrad, a parameter whose state exists (from load_state_dict) must hold max_exp_avg_sq.
+  void check_amsgrad_state();
   AdamOptions options_;
   bool decoupled_weight_decay_;
 };

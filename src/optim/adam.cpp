@@ -51,9 +51,26 @@ AdamW::AdamW(std::vector<Tensor> params, AdamWOptions o)
             .amsgrad = o.amsgrad},
            true, "AdamW") {}
 
+void Adam::check_amsgrad_state() {
+  std::size_t index = 0;
+  for (ParamGroup& group : param_groups()) {
+    for (const Tensor& p : group.params) {
+      const std::size_t i = index++;
+      if (!p.grad().defined()) continue;
+      const auto& state = state_of(i);
+      HWARO_CHECK(!state.count("exp_avg") || state.count("max_exp_avg_sq"), name(),
+                  ": amsgrad is on but the state of parameter ", i,
+                  " has no max_exp_avg_sq (a state_dict saved without amsgrad?); load a state saved with amsgrad, "
+                  "or build the optimiser with the options of the run that saved it");
+    }
+  }
+}
+
 void Adam::step() {
   NoGradGuard no_grad;
   const AdamOptions& o = options_;
+  check_gradients();
+  if (o.amsgrad) check_amsgrad_state();
   std::size_t index = 0;
   for (ParamGroup& group : param_groups()) {
     // Every parameter with a gradient, its state made on first use, then one fused launch for the group.

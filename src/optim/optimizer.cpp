@@ -1,18 +1,44 @@
 #include "hwaro/optim.h"
 
+#include <unordered_map>
+
 #include "hwaro/autograd.h"
 #include "hwaro/ops.h"
 
 namespace hwaro::optim {
 
-Optimizer::Optimizer(std::vector<Tensor> params, double lr, const char* name) {
+Optimizer::Optimizer(std::vector<Tensor> params, double lr, const char* name) : name_(name) {
   HWARO_CHECK(!params.empty(), name, ": got an empty parameter list; pass model->parameters()");
   HWARO_CHECK(lr >= 0.0, name, ": invalid learning rate ", lr, " (it must be >= 0)");
   for (std::size_t i = 0; i < params.size(); ++i) {
     HWARO_CHECK(params[i].defined() && params[i].is_leaf(), name, ": parameter ", i,
                 " is undefined or not a leaf; optimisers update leaves (model->parameters())");
   }
+  // A parameter listed twice would be stepped twice, and on the GPU by two blocks of one fused
+  // launch at once. PyTorch warns that this will become an error; here it is one already.
+  std::unordered_map<const void*, std::size_t> first_at;
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    if (params[i].numel() == 0) continue;
+    const auto [it, fresh] = first_at.emplace(params[i].data_ptr(), i);
+    HWARO_CHECK(fresh, name, ": parameters ", it->second, " and ", i,
+                " are the same tensor; pass each parameter once (tied weights appear once in model->parameters())");
+  }
   groups_.push_back({std::move(params), lr});
+}
+
+void Optimizer::check_gradients() const {
+  std::size_t index = 0;
+  for (const ParamGroup& group : groups_) {
+    for (const Tensor& p : group.params) {
+      const std::size_t i = index++;
+      const Tensor& g = p.grad();
+      if (!g.defined()) continue;
+      HWARO_CHECK(g.device() == p.device() && g.dtype() == p.dtype() && g.sizes() == p.sizes(), name_,
+                  ".step(): the gradient of parameter ", i, " is ", g.dtype(), " ", g.sizes(), " on ", g.device(),
+                  " but the parameter is ", p.dtype(), " ", p.sizes(), " on ", p.device(),
+                  "; a gradient must match its parameter (nothing was updated)");
+    }
+  }
 }
 
 void Optimizer::zero_grad(bool set_to_none) {

@@ -38,6 +38,7 @@ SGD::SGD(std::vector<Tensor> params, SGDOptions options) : Optimizer(std::move(p
 
 void SGD::step() {
   NoGradGuard no_grad;
+  check_gradients();
   std::size_t index = 0;
   for (ParamGroup& group : param_groups()) {
     // Every parameter with a gradient, its momentum buffer made on first use, then one fused launch.
