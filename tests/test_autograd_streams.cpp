@@ -132,5 +132,26 @@ TEST_F(AutogradStreams, OneStreamAsksForNoOrdering) {
   EXPECT_FALSE(log.launches.empty());
 }
 
+// A backward that fails partway still orders the caller's stream after the nodes that ran: a
+// leaf may already hold their gradients.
+TEST_F(AutogradStreams, ABackwardThatFailsPartwayStillOrdersTheCallersStream) {
+  Tensor w = randn({4, 3}, {.dtype = kFloat64}).to(kDevice).set_requires_grad(true);
+  const Tensor x = randn({5, 4}, {.dtype = kFloat64}).to(kDevice);
+  Tensor hidden;
+  const Tensor loss = on_stream(kSide, [&] {
+    hidden = x.matmul(w).relu();
+    return hidden.sum();
+  });
+  hidden.grad_fn()->add_pre_hook([](const Tensor&) { throw Error("the hook failed on purpose"); });
+  testing::start_stream_log();
+  EXPECT_TRUE(throws_with<Error>([&] { loss.backward(); }, "the hook failed on purpose"));
+  const testing::StreamLog log = testing::take_stream_log();
+  EXPECT_FALSE(log.launches.empty()) << "sum's backward ran before the failing node";
+  ASSERT_FALSE(log.calls.empty());
+  EXPECT_EQ(log.calls.back().kind, StreamCall::Kind::Wait);
+  EXPECT_EQ(log.calls.back().what, kSide);
+  EXPECT_EQ(log.calls.back().stream, nullptr);
+}
+
 }  // namespace
 }  // namespace hwaro::test

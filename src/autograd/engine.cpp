@@ -61,6 +61,40 @@ void add_into(PendingGrad& slot, const Tensor& grad, const StreamRef& made_on, B
   slot = {slot.grad + grad, made_on};
 }
 
+// Runs every node as it becomes ready (deps reach 0), each on its forward's stream.
+void run_ready_nodes(std::priority_queue<Node*, std::vector<Node*>, Later>& ready,
+                     std::unordered_map<Node*, PendingGrad>& pending, std::unordered_map<Node*, int>& deps,
+                     BackwardStreams& streams, bool retain_graph) {
+  while (!ready.empty()) {
+    Node* node = ready.top();
+    ready.pop();
+    const PendingGrad in = std::move(pending[node]);
+    pending.erase(node);
+    const StreamRef run_on = node->has_stream() ? StreamRef{node->stream_device(), node->stream()} : in.stream;
+    streams.hand_over(in.grad, in.stream, run_on);
+    streams.ran_on(run_on);
+    {
+      const StreamScope scope(run_on);
+      std::vector<Tensor> input_grads;
+      if (in.grad.defined()) {
+        for (const auto& hook : node->pre_hooks()) hook(in.grad);
+        input_grads = node->apply(in.grad);
+      }
+      const std::vector<Edge>& edges = node->next_edges();
+      for (std::size_t i = 0; i < edges.size(); ++i) {
+        Node* next = edges[i].node.get();
+        if (next == nullptr) continue;
+        if (i < input_grads.size() && input_grads[i].defined()) {
+          const Tensor& g = input_grads[i];
+          add_into(pending[next], g, g.device() == run_on.device ? run_on : current_stream_of(g.device()), streams);
+        }
+        if (--deps[next] == 0) ready.push(next);
+      }
+    }
+    if (!retain_graph) node->release_saved();
+  }
+}
+
 }  // namespace
 
 void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors, bool retain_graph) {
@@ -99,33 +133,16 @@ void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& gra
       ready.push(r);
     }
   }
-  while (!ready.empty()) {
-    Node* node = ready.top();
-    ready.pop();
-    const PendingGrad in = std::move(pending[node]);
-    pending.erase(node);
-    const StreamRef run_on = node->has_stream() ? StreamRef{node->stream_device(), node->stream()} : in.stream;
-    streams.hand_over(in.grad, in.stream, run_on);
-    streams.ran_on(run_on);
-    {
-      const StreamScope scope(run_on);
-      std::vector<Tensor> input_grads;
-      if (in.grad.defined()) {
-        for (const auto& hook : node->pre_hooks()) hook(in.grad);
-        input_grads = node->apply(in.grad);
-      }
-      const std::vector<Edge>& edges = node->next_edges();
-      for (std::size_t i = 0; i < edges.size(); ++i) {
-        Node* next = edges[i].node.get();
-        if (next == nullptr) continue;
-        if (i < input_grads.size() && input_grads[i].defined()) {
-          const Tensor& g = input_grads[i];
-          add_into(pending[next], g, g.device() == run_on.device ? run_on : current_stream_of(g.device()), streams);
-        }
-        if (--deps[next] == 0) ready.push(next);
-      }
+  try {
+    run_ready_nodes(ready, pending, deps, streams, retain_graph);
+  } catch (...) {
+    // Leaves may hold gradients already: order the caller's streams after what ran, as a finished
+    // backward does. The first error is the one to report, so a second one here is dropped.
+    try {
+      streams.finish();
+    } catch (...) {
     }
-    if (!retain_graph) node->release_saved();
+    throw;
   }
   streams.finish();
 }
