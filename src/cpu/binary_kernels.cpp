@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/kernel_coverage.h"
 #include "cpu/kernel_families.h"
 #include "cpu/select_bits.h"
 #include "cpu/strided_loop.h"
@@ -136,24 +137,6 @@ template <typename T> struct WhereKernel {
 
 }  // namespace
 
-void register_binary_kernels(KernelTable& table) {
-  table.set_types<AddKernel, HWARO_ALL_TYPES>(OpId::Add);
-  table.set_types<SubKernel, HWARO_NUMERIC_TYPES>(OpId::Sub);
-  table.set_types<MulKernel, HWARO_ALL_TYPES>(OpId::Mul);
-  table.set_types<DivKernel, HWARO_FLOAT_TYPES>(OpId::Div);
-  table.set_types<PowKernel, HWARO_ALL_TYPES>(OpId::Pow);
-  table.set_types<MaximumKernel, HWARO_ALL_TYPES>(OpId::Maximum);
-  table.set_types<MinimumKernel, HWARO_ALL_TYPES>(OpId::Minimum);
-  table.set_types<EqKernel, HWARO_ALL_TYPES>(OpId::Eq);
-  table.set_types<NeKernel, HWARO_ALL_TYPES>(OpId::Ne);
-  table.set_types<LtKernel, HWARO_ALL_TYPES>(OpId::Lt);
-  table.set_types<LeKernel, HWARO_ALL_TYPES>(OpId::Le);
-  table.set_types<GtKernel, HWARO_ALL_TYPES>(OpId::Gt);
-  table.set_types<GeKernel, HWARO_ALL_TYPES>(OpId::Ge);
-  table.set_types<LogicalAndKernel, HWARO_ALL_TYPES>(OpId::LogicalAnd);
-  table.set_types<LogicalOrKernel, HWARO_ALL_TYPES>(OpId::LogicalOr);
-  table.set_types<LogicalXorKernel, HWARO_ALL_TYPES>(OpId::LogicalXor);
-  table.set_types<WhereKernel, HWARO_ALL_TYPES>(OpId::Where);
-}
+void register_binary_kernels(KernelTable& table) { HWARO_BINARY_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cpu

@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "core/dtype_dispatch.h"
+#include "core/kernel_coverage.h"
 #include "cpu/kernel_families.h"
 #include "cpu/strided_loop.h"
 #include "kernels/cast.h"
@@ -82,10 +83,6 @@ template <typename T> struct ArangeKernel {
 
 }  // namespace
 
-void register_copy_kernels(KernelTable& table) {
-  table.set_types<CopyKernel, HWARO_ALL_TYPES>(OpId::Copy);
-  table.set_types<FillKernel, HWARO_ALL_TYPES>(OpId::Fill);
-  table.set_types<ArangeKernel, HWARO_NUMERIC_TYPES>(OpId::Arange);
-}
+void register_copy_kernels(KernelTable& table) { HWARO_COPY_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cpu

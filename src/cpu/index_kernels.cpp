@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "core/dtype_dispatch.h"
+#include "core/kernel_coverage.h"
 #include "cpu/kernel_families.h"
 #include "cpu/strided_loop.h"
 #include "kernels/cast.h"
@@ -183,11 +184,6 @@ template <typename T> struct ScatterAddKernel : ScatterKernelImpl<T, true> {};
 
 }  // namespace
 
-void register_index_kernels(KernelTable& table) {
-  table.set_types<IndexSelectKernel, HWARO_ALL_TYPES>(OpId::IndexSelect);
-  table.set_types<GatherKernel, HWARO_ALL_TYPES>(OpId::Gather);
-  table.set_types<ScatterKernel, HWARO_ALL_TYPES>(OpId::Scatter);
-  table.set_types<ScatterAddKernel, HWARO_NUMERIC_TYPES>(OpId::ScatterAdd);
-}
+void register_index_kernels(KernelTable& table) { HWARO_INDEX_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cpu

@@ -1,6 +1,7 @@
 // AdamStep and SgdStep on the CPU: one pass over each parameter and its state, split over the
 // thread pool, instead of the eight or so elementwise ops (each a pass over memory) of the
 // composite form. The launch carries every parameter of a group (KernelArgs::tuples).
+#include "core/kernel_coverage.h"
 #include "cpu/kernel_families.h"
 #include "cpu/thread_pool.h"
 #include "kernels/optimizer_math.h"
@@ -44,9 +45,6 @@ template <typename T> struct SgdStepKernel {
 
 }  // namespace
 
-void register_optimizer_kernels(KernelTable& table) {
-  table.set_types<AdamStepKernel, float, double>(OpId::AdamStep);
-  table.set_types<SgdStepKernel, float, double>(OpId::SgdStep);
-}
+void register_optimizer_kernels(KernelTable& table) { HWARO_OPTIMIZER_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cpu

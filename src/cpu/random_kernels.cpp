@@ -4,6 +4,7 @@
 // same numbers; each thread runs over whole counters and uses their words in order.
 #include <algorithm>
 
+#include "core/kernel_coverage.h"
 #include "cpu/kernel_families.h"
 #include "cpu/strided_loop.h"
 #include "kernels/philox.h"
@@ -86,10 +87,6 @@ template <typename T> struct RandIntKernel {
 
 }  // namespace
 
-void register_random_kernels(KernelTable& table) {
-  table.set_types<UniformKernel, HWARO_FLOAT_TYPES>(OpId::RandUniform);
-  table.set_types<NormalKernel, HWARO_FLOAT_TYPES>(OpId::RandNormal);
-  table.set_types<RandIntKernel, HWARO_ALL_TYPES>(OpId::RandInt);
-}
+void register_random_kernels(KernelTable& table) { HWARO_RANDOM_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cpu

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/kernel_coverage.h"
 #include "cpu/kernel_families.h"
 #include "cpu/thread_pool.h"
 #include "kernels/cast.h"
@@ -174,9 +175,6 @@ template <bool kLog> struct SoftmaxFamily {
 
 }  // namespace
 
-void register_softmax_kernels(KernelTable& table) {
-  table.set_types<SoftmaxFamily<false>::Kernel, HWARO_FLOAT_TYPES>(OpId::Softmax);
-  table.set_types<SoftmaxFamily<true>::Kernel, HWARO_FLOAT_TYPES>(OpId::LogSoftmax);
-}
+void register_softmax_kernels(KernelTable& table) { HWARO_SOFTMAX_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cpu

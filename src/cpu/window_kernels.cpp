@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/kernel_coverage.h"
 #include "cpu/kernel_families.h"
 #include "cpu/select_bits.h"
 #include "cpu/thread_pool.h"
@@ -226,10 +227,6 @@ template <typename T> struct MaxPool2dKernel {
 
 }  // namespace
 
-void register_window_kernels(KernelTable& table) {
-  table.set_types<Im2colKernel, HWARO_FLOAT_TYPES>(OpId::Im2col);
-  table.set_types<Col2imKernel, HWARO_FLOAT_TYPES>(OpId::Col2im);
-  table.set_types<MaxPool2dKernel, HWARO_FLOAT_TYPES>(OpId::MaxPool2d);
-}
+void register_window_kernels(KernelTable& table) { HWARO_WINDOW_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cpu

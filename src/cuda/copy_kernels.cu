@@ -3,6 +3,7 @@
 #include <type_traits>
 
 #include "core/dtype_dispatch.h"
+#include "core/kernel_coverage.h"
 #include "cuda/elementwise.cuh"
 #include "cuda/kernel_families.h"
 #include "kernels/cast.h"
@@ -80,10 +81,6 @@ template <typename T> struct ArangeKernel {
 
 }  // namespace
 
-void register_copy_kernels(KernelTable& table) {
-  table.set_types<CopyKernel, HWARO_ALL_TYPES>(OpId::Copy);
-  table.set_types<FillKernel, HWARO_ALL_TYPES>(OpId::Fill);
-  table.set_types<ArangeKernel, HWARO_NUMERIC_TYPES>(OpId::Arange);
-}
+void register_copy_kernels(KernelTable& table) { HWARO_COPY_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cuda

@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "core/backend_registry.h"
+#include "core/kernel_coverage.h"
 #include "cuda/elementwise.cuh"
 #include "cuda/kernel_families.h"
 #include "kernels/cast.h"
@@ -200,11 +201,6 @@ template <typename T> struct ScatterAddKernel : ScatterKernelImpl<T, Mode::Scatt
 
 }  // namespace
 
-void register_index_kernels(KernelTable& table) {
-  table.set_types<IndexSelectKernel, HWARO_ALL_TYPES>(OpId::IndexSelect);
-  table.set_types<GatherKernel, HWARO_ALL_TYPES>(OpId::Gather);
-  table.set_types<ScatterKernel, HWARO_ALL_TYPES>(OpId::Scatter);
-  table.set_types<ScatterAddKernel, HWARO_NUMERIC_TYPES>(OpId::ScatterAdd);
-}
+void register_index_kernels(KernelTable& table) { HWARO_INDEX_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cuda

@@ -1,6 +1,7 @@
 // AdamStep and SgdStep on the GPU: every parameter of a group in one launch (multi_tensor_apply),
 // instead of a launch per parameter, or about ten per parameter for the composite form. The
 // element rule is kernels/optimizer_math.h, the same code the CPU runs.
+#include "core/kernel_coverage.h"
 #include "cuda/kernel_families.h"
 #include "cuda/multi_tensor_apply.cuh"
 #include "kernels/optimizer_math.h"
@@ -54,9 +55,6 @@ template <typename T> struct SgdStepKernel {
 
 }  // namespace
 
-void register_optimizer_kernels(KernelTable& table) {
-  table.set_types<AdamStepKernel, float, double>(OpId::AdamStep);
-  table.set_types<SgdStepKernel, float, double>(OpId::SgdStep);
-}
+void register_optimizer_kernels(KernelTable& table) { HWARO_OPTIMIZER_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cuda

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "core/kernel_coverage.h"
 #include "cuda/kernel_families.h"
 #include "cuda/kernel_launch.h"
 #include "hwaro/errors.h"
@@ -121,10 +122,6 @@ template <typename T> struct RandIntKernel {
 
 }  // namespace
 
-void register_random_kernels(KernelTable& table) {
-  table.set_types<UniformKernel, HWARO_FLOAT_TYPES>(OpId::RandUniform);
-  table.set_types<NormalKernel, HWARO_FLOAT_TYPES>(OpId::RandNormal);
-  table.set_types<RandIntKernel, HWARO_ALL_TYPES>(OpId::RandInt);
-}
+void register_random_kernels(KernelTable& table) { HWARO_RANDOM_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cuda

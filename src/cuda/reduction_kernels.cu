@@ -12,6 +12,7 @@
 #include <cstdint>
 
 #include "core/backend_registry.h"
+#include "core/kernel_coverage.h"
 #include "cuda/kernel_families.h"
 #include "cuda/kernel_launch.h"
 #include "cuda/reduce_block.cuh"
@@ -175,13 +176,6 @@ template <typename Op> struct ExtremumReduce {
 
 }  // namespace
 
-void register_reduction_kernels(KernelTable& table) {
-  table.set_types<ArithmeticReduce<kernels::SumOp>::Kernel, HWARO_ALL_TYPES>(OpId::Sum);
-  table.set_types<ArithmeticReduce<kernels::ProdOp>::Kernel, HWARO_ALL_TYPES>(OpId::Prod);
-  table.set_types<LogicalReduce<kernels::AllOp>::Kernel, HWARO_ALL_TYPES>(OpId::All);
-  table.set_types<LogicalReduce<kernels::AnyOp>::Kernel, HWARO_ALL_TYPES>(OpId::Any);
-  table.set_types<ExtremumReduce<kernels::MaxOp>::Kernel, HWARO_ALL_TYPES>(OpId::Max);
-  table.set_types<ExtremumReduce<kernels::MinOp>::Kernel, HWARO_ALL_TYPES>(OpId::Min);
-}
+void register_reduction_kernels(KernelTable& table) { HWARO_REDUCTION_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cuda

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "core/kernel_coverage.h"
 #include "cuda/kernel_families.h"
 #include "cuda/kernel_launch.h"
 #include "hwaro/errors.h"
@@ -136,9 +137,6 @@ template <bool kLog> struct SoftmaxFamily {
 
 }  // namespace
 
-void register_softmax_kernels(KernelTable& table) {
-  table.set_types<SoftmaxFamily<false>::Kernel, HWARO_FLOAT_TYPES>(OpId::Softmax);
-  table.set_types<SoftmaxFamily<true>::Kernel, HWARO_FLOAT_TYPES>(OpId::LogSoftmax);
-}
+void register_softmax_kernels(KernelTable& table) { HWARO_SOFTMAX_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cuda

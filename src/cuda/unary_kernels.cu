@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/kernel_coverage.h"
 #include "cuda/elementwise.cuh"
 #include "cuda/kernel_families.h"
 #include "kernels/cast.h"
@@ -102,21 +103,6 @@ template <typename T> struct PowScalarKernel {
 
 }  // namespace
 
-void register_unary_kernels(KernelTable& table) {
-  table.set_types<NegKernel, HWARO_NUMERIC_TYPES>(OpId::Neg);
-  table.set_types<AbsKernel, HWARO_ALL_TYPES>(OpId::Abs);
-  table.set_types<ReluKernel, HWARO_NUMERIC_TYPES>(OpId::Relu);
-  table.set_types<ExpKernel, HWARO_FLOAT_TYPES>(OpId::Exp);
-  table.set_types<LogKernel, HWARO_FLOAT_TYPES>(OpId::Log);
-  table.set_types<SqrtKernel, HWARO_FLOAT_TYPES>(OpId::Sqrt);
-  table.set_types<RsqrtKernel, HWARO_FLOAT_TYPES>(OpId::Rsqrt);
-  table.set_types<TanhKernel, HWARO_FLOAT_TYPES>(OpId::Tanh);
-  table.set_types<SigmoidKernel, HWARO_FLOAT_TYPES>(OpId::Sigmoid);
-  table.set_types<SiluKernel, HWARO_FLOAT_TYPES>(OpId::Silu);
-  table.set_types<GeluKernel, HWARO_FLOAT_TYPES>(OpId::Gelu);
-  table.set_types<LogicalNotKernel, HWARO_ALL_TYPES>(OpId::LogicalNot);
-  table.set_types<ClampKernel, HWARO_NUMERIC_TYPES>(OpId::Clamp);
-  table.set_types<PowScalarKernel, HWARO_ALL_TYPES>(OpId::PowScalar);
-}
+void register_unary_kernels(KernelTable& table) { HWARO_UNARY_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cuda

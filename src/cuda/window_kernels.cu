@@ -7,6 +7,7 @@
 // with cuDNN, convolution is conv_kernels.cpp.
 #include <cstdint>
 
+#include "core/kernel_coverage.h"
 #include "cuda/kernel_families.h"
 #include "cuda/kernel_launch.h"
 #include "hwaro/errors.h"
@@ -122,10 +123,6 @@ template <typename T> struct MaxPool2dKernel {
 
 }  // namespace
 
-void register_window_kernels(KernelTable& table) {
-  table.set_types<Im2colKernel, HWARO_FLOAT_TYPES>(OpId::Im2col);
-  table.set_types<Col2imKernel, HWARO_FLOAT_TYPES>(OpId::Col2im);
-  table.set_types<MaxPool2dKernel, HWARO_FLOAT_TYPES>(OpId::MaxPool2d);
-}
+void register_window_kernels(KernelTable& table) { HWARO_WINDOW_KERNELS(HWARO_REGISTER_KERNEL) }
 
 }  // namespace hwaro::cuda
