@@ -1,6 +1,7 @@
 // hw::load's checks: every way a safetensors file can be wrong gives hw::Error naming the file and the
 // problem. Each file is written byte by byte here, a valid one changed in exactly one respect.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "serialize_test_files.h"
@@ -82,13 +83,55 @@ TEST_F(SerializeValidation, HeaderLengthOverTheLimit) {
   EXPECT_TRUE(rejected_file(path, "header length is 100000008 bytes, more than the 100000000-byte limit"));
 }
 
+TEST_F(SerializeValidation, HeaderLengthOfExactlyTheLimitIsAllowed) {
+  // As the reference reader: a length equal to the limit passes the length check, so this sparse
+  // file of zeros is refused for what its header holds instead.
+  const std::uint64_t length = 100'000'000;
+  const std::string path = dir_.file("limit.safetensors");
+  std::string field(8, '\0');
+  for (int i = 0; i < 8; ++i) field[i] = static_cast<char>((length >> (8 * i)) & 0xff);
+  write_bytes(path, field);
+  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(8 + length)), 0);
+  EXPECT_TRUE(rejected_file(path, "its header does not start with '{'"));
+}
+
+TEST_F(SerializeValidation, HeaderDoesNotStartWithABrace) {
+  EXPECT_TRUE(rejected(file_with(detail::str_cat(" ", object(entry("a", "F32", "[2]", 0, 8))), 8), "does not start with '{'"));
+  EXPECT_TRUE(rejected(safetensors_bytes("", ""), "does not start with '{'"));
+}
+
+TEST_F(SerializeValidation, DeeplyNestedValuesAreRefusedNotRecursedThrough) {
+  // 100,000 levels: building, printing or freeing such a value recursively would overflow the stack.
+  const std::string deep = std::string(100'000, '[') + std::string(100'000, ']');
+  EXPECT_TRUE(rejected(file_with(object(R"("a":{"dtype":)" + deep + R"(,"shape":[2],"data_offsets":[0,8]})"), 8),
+                       "nests JSON values more than 8 levels deep"));
+  EXPECT_TRUE(rejected(file_with(object(R"("a":{"dtype":"F32","shape":)" + deep + R"(,"data_offsets":[0,8]})"), 8),
+                       "nests JSON values more than 8 levels deep"));
+}
+
+TEST_F(SerializeValidation, ALongValueIsQuotedShortInTheMessage) {
+  const std::string path = dir_.file("long.safetensors");
+  write_bytes(path, file_with(object(R"("a":{"dtype":"F32","shape":")" + std::string(1'000'000, 'x') +
+                                     R"(","data_offsets":[0,8]})"),
+                              8));
+  try {
+    load(path);
+    ADD_FAILURE() << "a shape that is a string was accepted";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("tensor 'a' shape is \"xxxx"), std::string::npos) << what;
+    EXPECT_LT(what.size(), 1000u);
+  }
+}
+
 TEST_F(SerializeValidation, HeaderIsNotJson) {
   EXPECT_TRUE(rejected(file_with("{\"a\":{\"dtype\":", 0), "header is not valid JSON"));
-  EXPECT_TRUE(rejected(file_with("\xff\xfe{}", 0), "header is not valid JSON"));
+  EXPECT_TRUE(rejected(file_with("{\xff\xfe}", 0), "header is not valid JSON"));
+  EXPECT_TRUE(rejected(file_with("\xff\xfe{}", 0), "header does not start with '{'"));
 }
 
 TEST_F(SerializeValidation, HeaderIsNotAnObject) {
-  EXPECT_TRUE(rejected(file_with("[1,2]", 0), "header is a JSON array, expected an object"));
+  EXPECT_TRUE(rejected(file_with("[1,2]", 0), "header does not start with '{'"));
   EXPECT_TRUE(rejected(file_with(object("\"a\":3"), 0), "tensor 'a' is a JSON number, expected an object"));
 }
 
@@ -127,7 +170,15 @@ TEST_F(SerializeValidation, ShapeNotAnArrayOfNonNegativeIntegers) {
 
 TEST_F(SerializeValidation, ShapeTooLargeToAddress) {
   EXPECT_TRUE(rejected(file_with(object(entry("a", "F32", "[4294967296,4294967296]", 0, 8)), 8),
-                       "tensor 'a' shape [4294967296, 4294967296] is too large to address"));
+                       "tensor 'a' shape [4294967296,4294967296] is too large to address"));
+  // As the reference reader, an overflowing product is refused even where a later dimension is 0;
+  // and a leading 0 does not hide strides that overflow.
+  EXPECT_TRUE(rejected(file_with(object(entry("a", "F32", "[4611686018427387904,4,4611686018427387904,0]", 0, 0)), 0),
+                       "is too large to address"));
+  EXPECT_TRUE(rejected(file_with(object(entry("a", "F32", "[0,4611686018427387904,4]", 0, 0)), 0),
+                       "tensor 'a' shape [0,4611686018427387904,4] is too large to address"));
+  EXPECT_TRUE(rejected(file_with(object(entry("a", "F32", "[9223372036854775808]", 0, 0)), 0),
+                       "is too large to address"));
 }
 
 TEST_F(SerializeValidation, OffsetsMalformed) {
@@ -165,6 +216,14 @@ TEST_F(SerializeValidation, DuplicateNames) {
                        "header names 'a' twice"));
 }
 
+TEST_F(SerializeValidation, MetadataNullIsNoMetadata) {
+  // The Python package reads "__metadata__": null as none, so hwaro does too.
+  const std::string path = dir_.file("null.safetensors");
+  write_bytes(path, file_with(object(R"("__metadata__":null,)" + entry("a", "F32", "[2]", 0, 8)), 8));
+  EXPECT_TRUE(load_metadata(path).empty());
+  EXPECT_EQ(load(path).at("a").numel(), 2);
+}
+
 TEST_F(SerializeValidation, MetadataNotAnObjectOfStrings) {
   EXPECT_TRUE(rejected(file_with(object(R"("__metadata__":["x"])"), 0), "\"__metadata__\" is a JSON array"));
   EXPECT_TRUE(rejected(file_with(object(R"("__metadata__":{"epoch":7})"), 0),
@@ -184,6 +243,10 @@ TEST_F(SerializeValidation, MissingFileOrADirectory) {
   EXPECT_TRUE(throws_with<Error>([&] { load(missing); }, missing + ": cannot open it for reading"));
   const std::string directory = dir_.file("");
   EXPECT_TRUE(throws_with<Error>([&] { load(directory); }, "is not a regular file"));
+  // A named pipe is refused at once; opening it to read would wait for a writer that never comes.
+  const std::string fifo = dir_.file("pipe.safetensors");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_TRUE(throws_with<Error>([&] { load(fifo); }, fifo + ": is not a regular file"));
 }
 
 TEST_F(SerializeValidation, SaveRefusesWhatTheFormatCannotHold) {
@@ -193,6 +256,9 @@ TEST_F(SerializeValidation, SaveRefusesWhatTheFormatCannotHold) {
   EXPECT_TRUE(throws_with<Error>([&] { save({{"w", Tensor()}}, path); }, "tensor 'w' is undefined"));
   EXPECT_TRUE(throws_with<Error>([&] { save({{"bad\xff", x}}, path); }, "is not valid UTF-8"));
   EXPECT_TRUE(throws_with<Error>([&] { save({{"w", x}}, path, {{"k", "bad\xc3"}}); }, "is not valid UTF-8"));
+  // A header over the readers' limit would make a file that nothing, hw::load included, opens.
+  EXPECT_TRUE(throws_with<Error>([&] { save({{"w", x}}, path, {{"history", std::string(100'000'000, 'x')}}); },
+                                 "more than the 100000000 bytes safetensors readers accept; nothing was written"));
   EXPECT_EQ(dir_.entry_count(), 0u) << "nothing, not even a temporary file, is left behind";
 }
 

@@ -15,6 +15,9 @@ using nlohmann::json;
 
 // More dimensions than any real tensor has; a bound keeps a hostile header from building huge shapes.
 constexpr std::size_t kMaxDims = 64;
+// A valid header nests three levels (header, tensor, shape); values nested deeper are not kept, so
+// a hostile header cannot build, or recurse through, a structure thousands of levels deep.
+constexpr int kMaxNesting = 8;
 
 [[noreturn]] void fail(const std::string& path, const std::string& problem) {
   throw Error(detail::str_cat(path, ": ", problem, "; the file is not a valid safetensors file (damaged, "
@@ -29,12 +32,25 @@ std::string shape_text(const std::vector<std::int64_t>& shape) {
   return out.str();
 }
 
+// A JSON value for an error message, cut short: a header may hold megabytes in one value.
+std::string excerpt(const json& value) {
+  constexpr std::size_t kMaxChars = 60;
+  std::string text = value.dump();
+  if (text.size() > kMaxChars) text = text.substr(0, kMaxChars) + "...";
+  return text;
+}
+
 std::string offsets_text(const TensorEntry& t) { return detail::str_cat("[", t.begin, ", ", t.end, "]"); }
 
-// The first key that appears twice in one JSON object, found while parsing (nlohmann keeps the last silently).
-class DuplicateKeyFinder {
+// Watches the parse for what nlohmann accepts silently: the first key that appears twice in one
+// object (nlohmann keeps the last), and nesting deeper than kMaxNesting (not kept at all).
+class HeaderParseGuard {
  public:
-  bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+  bool operator()(int depth, json::parse_event_t event, json& parsed) {
+    if (depth > kMaxNesting) {
+      too_deep_ = true;
+      return false;
+    }
     if (event == json::parse_event_t::object_start) {
       open_.emplace_back();
     } else if (event == json::parse_event_t::object_end) {
@@ -46,13 +62,16 @@ class DuplicateKeyFinder {
     return true;
   }
   const std::string& duplicate() const { return duplicate_; }
+  bool too_deep() const { return too_deep_; }
 
  private:
   std::vector<std::set<std::string>> open_;
   std::string duplicate_;
+  bool too_deep_ = false;
 };
 
 std::map<std::string, std::string> parse_metadata(const json& value, const std::string& path) {
+  if (value.is_null()) return {};  // the Python package reads "__metadata__": null as no metadata
   if (!value.is_object()) fail(path, detail::str_cat("\"__metadata__\" is a JSON ", value.type_name(), ", expected an object of strings"));
   std::map<std::string, std::string> out;
   for (const auto& [key, v] : value.items()) {
@@ -66,7 +85,7 @@ std::map<std::string, std::string> parse_metadata(const json& value, const std::
 
 std::uint64_t unsigned_at(const json& array, std::size_t i, const std::string& what, const std::string& path) {
   const json& v = array[i];
-  if (!v.is_number_unsigned()) fail(path, detail::str_cat(what, " holds ", v.dump(), ", expected a non-negative integer"));
+  if (!v.is_number_unsigned()) fail(path, detail::str_cat(what, " holds ", excerpt(v), ", expected a non-negative integer"));
   return v.get<std::uint64_t>();
 }
 
@@ -85,38 +104,39 @@ TensorEntry parse_entry(const std::string& name, const json& value, const std::s
   t.name = name;
 
   const json& dtype = value["dtype"];
-  if (!dtype.is_string()) fail(path, detail::str_cat(where, " dtype is ", dtype.dump(), ", expected a string such as \"F32\""));
+  if (!dtype.is_string()) fail(path, detail::str_cat(where, " dtype is ", excerpt(dtype), ", expected a string such as \"F32\""));
   bool known_elsewhere = false;
   const auto parsed = dtype_from_safetensors_name(dtype.get<std::string>(), &known_elsewhere);
   if (!parsed) {
-    fail(path, detail::str_cat(where, " has dtype ", dtype.dump(),
+    fail(path, detail::str_cat(where, " has dtype ", excerpt(dtype),
                                known_elsewhere ? ", which hwaro does not support" : ", which is not a safetensors dtype",
                                "; supported: ", supported_safetensors_dtypes()));
   }
   t.dtype = *parsed;
 
   const json& shape = value["shape"];
-  if (!shape.is_array()) fail(path, detail::str_cat(where, " shape is ", shape.dump(), ", expected an array"));
+  if (!shape.is_array()) fail(path, detail::str_cat(where, " shape is ", excerpt(shape), ", expected an array"));
   if (shape.size() > kMaxDims) fail(path, detail::str_cat(where, " has ", shape.size(), " dimensions; at most ", kMaxDims, " are supported"));
-  // numel * element_size must fit in 64 bits; checked step by step.
+  // The byte size, and the span a tensor of this shape would address (zero dimensions counted as
+  // one, as its strides are), must fit in int64. The reference reader refuses an overflowing
+  // product even when a later dimension is zero; this also refuses [0, 2^62, 4], whose strides overflow.
+  constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   std::uint64_t bytes = element_size(t.dtype);
-  bool overflow = false;
+  std::uint64_t span = bytes;
   for (std::size_t i = 0; i < shape.size(); ++i) {
     const std::uint64_t dim = unsigned_at(shape, i, where + " shape", path);
-    if (dim > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
-      fail(path, detail::str_cat(where, " shape dimension ", dim, " is too large"));
+    const std::uint64_t factor = std::max<std::uint64_t>(dim, 1);
+    if (dim > kMax || span > kMax / factor) {
+      fail(path, detail::str_cat(where, " shape ", excerpt(shape), " is too large to address"));
     }
     t.shape.push_back(static_cast<std::int64_t>(dim));
-    if (dim != 0 && bytes > std::numeric_limits<std::uint64_t>::max() / dim) overflow = true;
-    else bytes *= dim;
+    span *= factor;
+    bytes *= dim;
   }
-  // A zero dimension makes the tensor empty whatever overflowed before it.
-  if (std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end()) { bytes = 0; overflow = false; }
-  if (overflow) fail(path, detail::str_cat(where, " shape ", shape_text(t.shape), " is too large to address"));
 
   const json& offsets = value["data_offsets"];
   if (!offsets.is_array() || offsets.size() != 2) {
-    fail(path, detail::str_cat(where, " data_offsets is ", offsets.dump(), ", expected [begin, end]"));
+    fail(path, detail::str_cat(where, " data_offsets is ", excerpt(offsets), ", expected [begin, end]"));
   }
   t.begin = unsigned_at(offsets, 0, where + " data_offsets", path);
   t.end = unsigned_at(offsets, 1, where + " data_offsets", path);
@@ -160,15 +180,20 @@ void check_tiling(std::vector<TensorEntry>& tensors, std::uint64_t data_bytes, c
 }  // namespace
 
 Header parse_header(const std::string& text, std::uint64_t data_bytes, const std::string& path) {
-  DuplicateKeyFinder duplicates;
+  // As the reference reader: the JSON object starts at the first byte (writers pad at the end), so
+  // a header that parses is an object.
+  if (text.empty() || text.front() != '{') fail(path, "its header does not start with '{'");
+  HeaderParseGuard guard;
   json root;
   try {
-    root = json::parse(text, std::ref(duplicates));
+    root = json::parse(text, std::ref(guard));
   } catch (const json::exception& e) {
     fail(path, detail::str_cat("its header is not valid JSON (", e.what(), ")"));
   }
-  if (!duplicates.duplicate().empty()) fail(path, detail::str_cat("its header names '", duplicates.duplicate(), "' twice"));
-  if (!root.is_object()) fail(path, detail::str_cat("its header is a JSON ", root.type_name(), ", expected an object"));
+  if (guard.too_deep()) {
+    fail(path, detail::str_cat("its header nests JSON values more than ", kMaxNesting, " levels deep"));
+  }
+  if (!guard.duplicate().empty()) fail(path, detail::str_cat("its header names '", guard.duplicate(), "' twice"));
 
   Header header;
   for (const auto& [key, value] : root.items()) {

@@ -18,12 +18,18 @@ namespace {
 class ReadOnlyFile {
  public:
   explicit ReadOnlyFile(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a named pipe would otherwise wait for a writer; it is refused below instead.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     HWARO_CHECK(fd_ >= 0, path, ": cannot open it for reading (", std::strerror(errno), ")");
-    struct stat info {};
-    HWARO_CHECK(::fstat(fd_, &info) == 0, path, ": cannot stat it (", std::strerror(errno), ")");
-    HWARO_CHECK(S_ISREG(info.st_mode), path, ": is not a regular file; expected a .safetensors file");
-    size_ = static_cast<std::uint64_t>(info.st_size);
+    try {  // the destructor does not run for a constructor that throws, so the descriptor is closed here
+      struct stat info {};
+      HWARO_CHECK(::fstat(fd_, &info) == 0, path, ": cannot stat it (", std::strerror(errno), ")");
+      HWARO_CHECK(S_ISREG(info.st_mode), path, ": is not a regular file; expected a .safetensors file");
+      size_ = static_cast<std::uint64_t>(info.st_size);
+    } catch (...) {
+      ::close(fd_);
+      throw;
+    }
   }
   ~ReadOnlyFile() { ::close(fd_); }
   ReadOnlyFile(const ReadOnlyFile&) = delete;
@@ -62,7 +68,7 @@ OpenedFile read_header(const ReadOnlyFile& file, const std::string& path) {
   file.read_at(0, &length, sizeof length);
   HWARO_CHECK(length <= file.size() - 8, path, ": its header length is ", length, " bytes but only ", file.size() - 8,
               " bytes follow; the file is truncated or not safetensors");
-  HWARO_CHECK(length < serialize::kMaxHeaderBytes, path, ": its header length is ", length, " bytes, more than the ",
+  HWARO_CHECK(length <= serialize::kMaxHeaderBytes, path, ": its header length is ", length, " bytes, more than the ",
               serialize::kMaxHeaderBytes, "-byte limit; the file is damaged or not safetensors");
   std::string text(length, '\0');
   file.read_at(8, text.data(), length);

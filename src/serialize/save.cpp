@@ -41,6 +41,10 @@ void save(const std::map<std::string, Tensor>& tensors, const std::string& path,
     entries.push_back(p.entry);
   }
   const std::string header = serialize::build_header(entries, metadata, path);
+  // A file that no reader would open (hwaro's load included) is refused before anything is written.
+  HWARO_CHECK(header.size() <= serialize::kMaxHeaderBytes, path, ": the header (names, shapes and metadata) would be ",
+              header.size(), " bytes, more than the ", serialize::kMaxHeaderBytes,
+              " bytes safetensors readers accept; nothing was written. Shorten the metadata or the tensor names");
 
   serialize::write_file_atomically(path, [&](serialize::FileWriter& out) {
     const std::uint64_t length = header.size();  // little-endian on this host (asserted above)
