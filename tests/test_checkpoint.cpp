@@ -125,6 +125,11 @@ TEST(Checkpoint, ReservedOrDamagedMetadataIsAnError) {
       "keeps for itself"));
   save(run.model->state_dict(), path, {{"hwaro.checkpoint", "1"}, {"hwaro.epoch", "three"}, {"hwaro.step", "0"}});
   EXPECT_TRUE(throws_with<Error>([&] { read_checkpoint_info(path); }, "'hwaro.epoch' is \"three\""));
+  // A counter past int64 would come back negative (epoch -1 for 2^64 - 1).
+  save(run.model->state_dict(), path,
+       {{"hwaro.checkpoint", "1"}, {"hwaro.epoch", "18446744073709551615"}, {"hwaro.step", "0"}});
+  EXPECT_TRUE(throws_with<Error>([&] { read_checkpoint_info(path); },
+                                 "'hwaro.epoch' is 18446744073709551615, more than 9223372036854775807"));
   save(run.model->state_dict(), path, {{"hwaro.checkpoint", "7"}});
   EXPECT_TRUE(throws_with<Error>([&] { read_checkpoint_info(path); }, "format version 7 is not supported"));
 }

@@ -105,6 +105,13 @@ TEST(LRScheduler, StateDictRestoresTheSchedule) {
   EXPECT_EQ(resumed.last_epoch(), 3);
   EXPECT_DOUBLE_EQ(opt2.param_groups()[0].lr, opt.param_groups()[0].lr);
   EXPECT_THROW(resumed.load_state_dict({}), Error);
+  // Values a double holds but an int64 epoch does not are refused, not converted (undefined).
+  for (const double bad : {-1.0, 2.5, 1e300, static_cast<double>(INFINITY), static_cast<double>(NAN)}) {
+    SCOPED_TRACE(bad);
+    EXPECT_TRUE(throws_with<Error>([&] { resumed.load_state_dict({{"last_epoch", scalar_tensor(bad, {.dtype = kFloat64})}}); },
+                                   "expected last_epoch to be a non-negative integer below 2^53"));
+  }
+  EXPECT_EQ(resumed.last_epoch(), 3);
 }
 
 TEST(LRScheduler, BadArgumentsAreErrors) {

@@ -68,5 +68,71 @@ TEST(OptimDefaults, SgdWithMomentumResumesFromItsStateDictExactly) {
   EXPECT_NE(values_of(c), values_of(a));
 }
 
+// Steps `adam` once per gradient and returns the values of its parameter `p`.
+std::vector<double> adam_steps(optim::Adam& adam, Tensor& p, const std::vector<Tensor>& grads) {
+  for (const Tensor& g : grads) {
+    p.mutable_grad() = g.clone();
+    adam.step();
+  }
+  return values_of(p);
+}
+
+TEST(OptimStateDict, LoadingReplacesTheStateAsPyTorchDoes) {
+  // Rolling back to a checkpoint taken before any step must forget the moments and step counts
+  // gathered since; merging would keep them and the rolled-back run would diverge.
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<Tensor> grads;
+  for (int t = 0; t < 3; ++t) grads.push_back(random_tensor({5}, kFloat64, rng, -1, 1));
+  const Tensor start = random_tensor({5}, kFloat64, rng);
+
+  Tensor p = start.clone().set_requires_grad(true);
+  optim::Adam adam({p}, {.lr = 0.1});
+  const auto before_any_step = adam.state_dict();
+  adam_steps(adam, p, grads);
+  adam.load_state_dict(before_any_step);
+  NoGradGuard no_grad;
+  p.copy_(start);
+  const std::vector<double> rolled_back = adam_steps(adam, p, grads);
+
+  Tensor q = start.clone().set_requires_grad(true);
+  optim::Adam fresh({q}, {.lr = 0.1});
+  EXPECT_EQ(rolled_back, adam_steps(fresh, q, grads));
+}
+
+TEST(OptimStateDict, MalformedKeysAndMisfittingStateAreClearErrorsThatChangeNothing) {
+  Tensor p = zeros({10}, {.dtype = kFloat64}).set_requires_grad(true);
+  optim::Adam adam({p}, {.lr = 0.1});
+  p.mutable_grad() = ones({10}, {.dtype = kFloat64});
+  adam.step();
+  const auto good = adam.state_dict();
+  const auto with = [&](const std::string& key, const Tensor& value) {
+    auto state = good;
+    state[key] = value;
+    return state;
+  };
+  const Tensor moment = zeros({10}, {.dtype = kFloat64});
+  const std::vector<std::pair<std::map<std::string, Tensor>, std::string>> cases = {
+      {with("state.x.exp_avg", moment), "malformed key 'state.x.exp_avg'"},
+      {with("param_groups.zz", scalar_tensor(0.1)), "malformed key 'param_groups.zz'"},
+      {with("state.99999999999999999999999.exp_avg", moment), "malformed key 'state.99999999999999999999999.exp_avg'"},
+      {with("state.0", moment), "malformed key 'state.0'"},
+      {with("state.3.exp_avg", moment), "names parameter 3 but there are 1"},
+      {with("state.0.exp_avg", zeros({2, 5}, {.dtype = kFloat64})), "'state.0.exp_avg' is float64 [2, 5] but parameter 0 is float64 [10]"},
+      {with("state.0.exp_avg", zeros({10}, {.dtype = kInt32})), "'state.0.exp_avg' is int32 [10]"},
+      {with("state.0.step", scalar_tensor(-2.0)), "'state.0.step' must be a non-negative integer"},
+      {with("param_groups.0.lr", zeros({2})), "'param_groups.0.lr' must hold one value, found 2"},
+  };
+  for (const auto& [state, message] : cases) {
+    SCOPED_TRACE(message);
+    EXPECT_TRUE(throws_with<Error>([&] { adam.load_state_dict(state); }, message));
+    // Nothing changed: the state dict is still the one before the refused load.
+    const auto now = adam.state_dict();
+    ASSERT_EQ(now.size(), good.size());
+    for (const auto& [key, t] : good) EXPECT_EQ(values_of(now.at(key)), values_of(t)) << key;
+  }
+}
+
 }  // namespace
 }  // namespace hwaro::test

@@ -41,8 +41,10 @@ void LRScheduler::load_state_dict(const std::map<std::string, Tensor>& state) {
   HWARO_CHECK(it != state.end() && it->second.defined() && it->second.numel() == 1,
               "LRScheduler::load_state_dict: expected a one-element 'last_epoch' tensor, found none");
   const double epoch = it->second.item<double>();
-  HWARO_CHECK(epoch >= 0 && epoch == std::floor(epoch), "LRScheduler::load_state_dict: expected last_epoch to be ",
-              "a non-negative integer, found ", epoch);
+  // Below 2^53, where a double still counts every integer and the conversion below is defined.
+  HWARO_CHECK(epoch >= 0 && epoch < 9.007199254740992e15 && epoch == std::floor(epoch),
+              "LRScheduler::load_state_dict: expected last_epoch to be a non-negative integer below 2^53, found ",
+              epoch);
   last_epoch_ = static_cast<std::int64_t>(epoch);
   apply();
 }

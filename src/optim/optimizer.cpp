@@ -1,6 +1,10 @@
 #include "hwaro/optim.h"
 
+#include <charconv>
+#include <cmath>
+#include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "hwaro/autograd.h"
 #include "hwaro/ops.h"
@@ -72,48 +76,85 @@ std::map<std::string, Tensor> Optimizer::state_dict() const {
   return out;
 }
 
+namespace {
+
+// The decimal index at the front of `text` (as in "3.exp_avg" or "0.lr"), and what follows it;
+// a key without one, or with one too large for size_t, is refused with the whole key named.
+std::pair<std::size_t, std::string_view> leading_index(std::string_view text, const std::string& key) {
+  std::size_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  HWARO_CHECK(ec == std::errc() && end != text.data(), "optimizer load_state_dict: malformed key '", key,
+              "'; expected state.<index>.<name> or param_groups.<index>.<field>");
+  return {value, text.substr(static_cast<std::size_t>(end - text.data()))};
+}
+
+// A one-element tensor's value as a double, refusing any other shape.
+double single_value(const Tensor& t, const std::string& key) {
+  HWARO_CHECK(t.defined() && t.numel() == 1, "optimizer load_state_dict: '", key, "' must hold one value, found ",
+              t.defined() ? t.numel() : 0);
+  return t.item<double>();
+}
+
+}  // namespace
+
+// Like PyTorch's, the loaded state replaces the current one: a parameter the checkpoint has no
+// state for starts fresh. Everything is checked before anything changes, so a refused state dict
+// leaves the optimiser as it was.
 void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
   NoGradGuard no_grad;
-  std::size_t count = 0;
-  for (const ParamGroup& group : groups_) count += group.params.size();
+  std::vector<const Tensor*> params;
+  for (const ParamGroup& group : groups_) {
+    for (const Tensor& p : group.params) params.push_back(&p);
+  }
+  std::vector<double> lrs;
+  std::vector<std::optional<double>> momenta;
+  for (const ParamGroup& group : groups_) {
+    lrs.push_back(group.lr);
+    momenta.push_back(group.momentum);
+  }
+  std::map<std::size_t, std::map<std::string, Tensor>> new_state;
+  std::map<std::size_t, std::int64_t> new_steps;
   for (const auto& [key, t] : state) {
-    if (key.rfind("param_groups.", 0) == 0) {
-      std::size_t digits = 0;
-      const std::size_t g = std::stoul(key.substr(13), &digits);
+    const std::string_view k = key;
+    if (k.starts_with("param_groups.")) {
+      const auto [g, field] = leading_index(k.substr(13), key);
       HWARO_CHECK(g < groups_.size(), "optimizer load_state_dict: '", key, "' names group ", g, " but there are ",
                   groups_.size());
-      const std::string field = key.substr(13 + digits);
       if (field == ".lr") {
-        groups_[g].lr = t.item<double>();
+        lrs[g] = single_value(t, key);
       } else {
-        HWARO_CHECK(field == ".momentum" && groups_[g].momentum, "optimizer load_state_dict: unexpected key '", key,
-                    "'");
-        groups_[g].momentum = t.item<double>();
+        HWARO_CHECK(field == ".momentum" && momenta[g], "optimizer load_state_dict: unexpected key '", key, "'");
+        momenta[g] = single_value(t, key);
       }
       continue;
     }
-    HWARO_CHECK(key.rfind("state.", 0) == 0, "optimizer load_state_dict: unexpected key '", key, "'");
-    const std::size_t dot = key.find('.', 6);
-    HWARO_CHECK(dot != std::string::npos, "optimizer load_state_dict: malformed key '", key, "'");
-    const std::size_t index = std::stoul(key.substr(6, dot - 6));
-    HWARO_CHECK(index < count, "optimizer load_state_dict: '", key, "' names parameter ", index, " but there are ",
-                count, "; was the checkpoint made for another model?");
-    const std::string name = key.substr(dot + 1);
+    HWARO_CHECK(k.starts_with("state."), "optimizer load_state_dict: unexpected key '", key, "'");
+    const auto [index, rest] = leading_index(k.substr(6), key);
+    HWARO_CHECK(rest.size() > 1 && rest[0] == '.', "optimizer load_state_dict: malformed key '", key, "'");
+    HWARO_CHECK(index < params.size(), "optimizer load_state_dict: '", key, "' names parameter ", index,
+                " but there are ", params.size(), "; was the checkpoint made for another model?");
+    const std::string name(rest.substr(1));
+    const Tensor& p = *params[index];
     if (name == "step") {
-      steps_[index] = t.item<std::int64_t>();
+      const double steps = single_value(t, key);
+      HWARO_CHECK(steps >= 0 && steps < 9.007199254740992e15 && steps == std::floor(steps),
+                  "optimizer load_state_dict: '", key, "' must be a non-negative integer, found ", steps);
+      new_steps[index] = static_cast<std::int64_t>(steps);
     } else {
-      state_[index][name] = t.clone();
+      // Every per-parameter state tensor (momentum_buffer, exp_avg, ...) has its parameter's shape.
+      HWARO_CHECK(t.defined() && t.sizes() == p.sizes() && is_floating_point(t.dtype()),
+                  "optimizer load_state_dict: '", key, "' is ", t.defined() ? t.dtype() : p.dtype(), " ",
+                  t.defined() ? t.sizes() : IntArrayRef{}, " but parameter ", index, " is ", p.dtype(), " ",
+                  p.sizes(), "; was the checkpoint made for another model?");
+      new_state[index][name] = t.to(p.device(), p.dtype()).clone();  // state lives with its parameter
     }
   }
-  // State lives with its parameter.
-  std::size_t index = 0;
-  for (const ParamGroup& group : groups_) {
-    for (const Tensor& p : group.params) {
-      auto it = state_.find(index++);
-      if (it == state_.end()) continue;
-      for (auto& [name, t] : it->second) t = t.to(p.device(), p.dtype());
-    }
+  for (std::size_t g = 0; g < groups_.size(); ++g) {
+    groups_[g].lr = lrs[g];
+    groups_[g].momentum = momenta[g];
   }
+  state_ = std::move(new_state);
+  steps_ = std::move(new_steps);
 }
 
 }  // namespace hwaro::optim

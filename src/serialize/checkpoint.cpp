@@ -3,6 +3,7 @@
 #include "hwaro/checkpoint.h"
 
 #include <charconv>
+#include <limits>
 #include <string_view>
 
 #include "hwaro/errors.h"
@@ -32,7 +33,8 @@ std::map<std::string, Tensor> take_prefixed(const std::map<std::string, Tensor>&
 }
 
 std::uint64_t parse_counter(const std::map<std::string, std::string>& metadata, const std::string& key,
-                            const std::string& path) {
+                            const std::string& path,
+                            std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
   auto it = metadata.find(key);
   HWARO_CHECK(it != metadata.end(), path, ": checkpoint metadata has no '", key, "'; the file is damaged or was not "
                                           "written by hw::save_checkpoint");
@@ -41,6 +43,7 @@ std::uint64_t parse_counter(const std::map<std::string, std::string>& metadata, 
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   HWARO_CHECK(ec == std::errc() && end == text.data() + text.size(), path, ": checkpoint metadata '", key,
               "' is \"", text, "\", not a non-negative integer");
+  HWARO_CHECK(value <= max, path, ": checkpoint metadata '", key, "' is ", value, ", more than ", max);
   return value;
 }
 
@@ -51,8 +54,10 @@ CheckpointInfo info_from(const std::map<std::string, std::string>& metadata, con
   HWARO_CHECK(format->second == kFormatVersion, path, ": checkpoint format version ", format->second,
               " is not supported (this hwaro reads version ", kFormatVersion, ")");
   CheckpointInfo info;
-  info.epoch = static_cast<std::int64_t>(parse_counter(metadata, "hwaro.epoch", path));
-  info.step = static_cast<std::int64_t>(parse_counter(metadata, "hwaro.step", path));
+  // Epoch and step are int64 in CheckpointInfo; a larger value would turn negative there.
+  constexpr auto kMaxCount = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  info.epoch = static_cast<std::int64_t>(parse_counter(metadata, "hwaro.epoch", path, kMaxCount));
+  info.step = static_cast<std::int64_t>(parse_counter(metadata, "hwaro.step", path, kMaxCount));
   for (const auto& [key, value] : metadata) {
     if (!key.starts_with(kReserved)) info.extra.emplace(key, value);
   }
