@@ -44,6 +44,14 @@ TEST(Creation, EmptyHasTheRequestedGeometry) {
   EXPECT_EQ(hw::empty({}).numel(), 1);
   EXPECT_EQ(hw::empty({0, 5}).numel(), 0);
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([] { hw::empty({2, -1}); }, "-1"));
+  // Sizes whose element count, strides or bytes overflow int64 are refused, not wrapped round.
+  const std::int64_t huge = std::int64_t{1} << 32;
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::empty({huge, huge}); }, "overflows a 64-bit integer"));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::empty({huge, huge / 2}); }, "overflows a 64-bit integer"))
+      << "2^63 elements fit no int64 count of bytes";
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::zeros({0, std::int64_t{1} << 62, 4}); },
+                                               "overflows a 64-bit integer"))
+      << "empty, but its first stride would be 2^64";
 }
 
 TEST(Creation, ZerosOnesFullInEveryDType) {

@@ -2,6 +2,7 @@
 #include "ops/tensor_creation_log.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "hwaro/errors.h"
 
@@ -49,7 +50,16 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
 }
 
 Tensor new_tensor(IntArrayRef sizes, DType dtype, Device device, bool pinned) {
-  for (std::int64_t s : sizes) HWARO_CHECK(s >= 0, "negative dimension in size ", sizes);
+  // The element count, the strides and the byte size are all products of the sizes (zeros counted
+  // as one for the strides); each must fit in int64, or every later use of them is undefined.
+  std::int64_t span = static_cast<std::int64_t>(element_size(dtype));
+  for (std::int64_t s : sizes) {
+    HWARO_CHECK(s >= 0, "negative dimension in size ", sizes);
+    const std::int64_t factor = std::max<std::int64_t>(s, 1);
+    HWARO_CHECK(span <= std::numeric_limits<std::int64_t>::max() / factor, "size ", sizes, " of ", dtype,
+                " is too large: its element count or byte size overflows a 64-bit integer");
+    span *= factor;
+  }
   const auto nbytes = static_cast<std::size_t>(product(sizes)) * element_size(dtype);
   Tensor t(std::make_shared<TensorImpl>(Storage::allocate(device, nbytes, pinned), dtype, sizes));
   TensorCreationLog::note(t);
