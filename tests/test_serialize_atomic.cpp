@@ -2,6 +2,7 @@
 // byte-identical and no temporary file behind.
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include "serialize_test_files.h"
 #include "support/test_support.h"
@@ -60,6 +61,50 @@ TEST(SerializeAtomic, ASuccessfulSaveReplacesTheFile) {
 
 namespace hwaro::test {
 namespace {
+
+TEST(SerializeAtomic, TheReplacementKeepsTheOldFilesPermissions) {
+  ScratchDir dir;
+  const std::string path = dir.file("private.safetensors");
+  save({{"w", zeros({2})}}, path);
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  save({{"w", ones({2})}}, path);
+  struct stat info {};
+  ASSERT_EQ(::stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0600u) << "a private checkpoint stays private";
+}
+
+TEST(SerializeAtomic, ANewFileGetsTheUmasksPermissions) {
+  ScratchDir dir;
+  const mode_t old_mask = ::umask(027);
+  save({{"w", zeros({2})}}, dir.file("new.safetensors"));
+  ::umask(old_mask);
+  struct stat info {};
+  ASSERT_EQ(::stat(dir.file("new.safetensors").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0640u) << "0666 less the umask, as for any file the program creates";
+}
+
+TEST(SerializeAtomic, ASymbolicLinkIsWrittenThroughNotReplaced) {
+  ScratchDir dir;
+  std::filesystem::create_directory(dir.file("runs"));
+  const std::string real = dir.file("runs/epoch-3.safetensors");
+  save({{"w", zeros({2})}}, real);
+  const std::string link = dir.file("latest.safetensors");
+  std::filesystem::create_symlink("runs/epoch-3.safetensors", link);
+  save({{"w", ones({5})}}, link);
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(load(real).at("w").numel(), 5);
+  EXPECT_EQ(dir.entry_count(), 2u) << "no temporary file left, in either directory";
+  EXPECT_EQ(static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir.file("runs")), {})), 1u);
+}
+
+TEST(SerializeAtomic, ANameNearTheLengthLimitStillSaves) {
+  // "<name>.tmp-XXXXXX" would pass the 255-byte name limit; the temporary name is cut short instead.
+  ScratchDir dir;
+  const std::string path = dir.file(std::string(250, 'n') + ".st");
+  save({{"w", ones({3})}}, path);
+  EXPECT_EQ(load(path).at("w").numel(), 3);
+  EXPECT_EQ(dir.entry_count(), 1u);
+}
 
 TEST(SerializeAtomic, WriteFileAtomicallyReplacesTextFiles) {
   ScratchDir dir;

@@ -4,8 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "hwaro/errors.h"
@@ -23,21 +27,60 @@ std::string directory_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
+// Where the bytes go: a symbolic link is written through, as open() would, not replaced by a file.
+std::string resolved_target(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_symlink(path, error)) return path;
+  const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, error);
+  return error ? path : resolved.string();
+}
+
+// The process's umask, read without changing it (umask() sets it process-wide, racing other
+// threads' file creation); Linux reports it in /proc/self/status. 022 where that is unreadable.
+mode_t current_umask() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Umask:", 0) != 0) continue;
+    const std::size_t digits = line.find_first_not_of(" \t", 6);
+    unsigned mask = 0;
+    if (digits == std::string::npos) break;
+    const std::from_chars_result parsed = std::from_chars(line.data() + digits, line.data() + line.size(), mask, 8);
+    if (parsed.ec == std::errc()) return static_cast<mode_t>(mask & 0777);
+    break;
+  }
+  return 022;
+}
+
+// The new file gets the permissions of the file it replaces, or those of a newly created file.
+mode_t mode_for(const std::string& target) {
+  struct stat info {};
+  if (::stat(target.c_str(), &info) == 0) return info.st_mode & 07777;
+  return 0666 & ~current_umask();
+}
+
+// "<target>.tmp-XXXXXX", with the file name cut short where the suffix would pass the 255-byte limit.
+std::string temp_pattern(const std::string& target) {
+  constexpr std::size_t kMaxNameBytes = 255, kSuffixBytes = 11;  // ".tmp-XXXXXX"
+  const auto slash = target.find_last_of('/');
+  const std::size_t name_start = slash == std::string::npos ? 0 : slash + 1;
+  const std::size_t name_bytes = std::min(target.size() - name_start, kMaxNameBytes - kSuffixBytes);
+  return target.substr(0, name_start + name_bytes) + ".tmp-XXXXXX";
+}
+
 // Closes the descriptor and removes the temporary file unless the rename already published it.
 class TempFile {
  public:
   explicit TempFile(const std::string& target) {
-    std::string pattern = target + ".tmp-XXXXXX";
+    const std::string pattern = temp_pattern(target);
     std::vector<char> name(pattern.begin(), pattern.end());
     name.push_back('\0');
     fd_ = ::mkstemp(name.data());
     HWARO_CHECK(fd_ >= 0, target, ": cannot create a temporary file next to it (", errno_text(),
                 "); check that the directory exists and is writable");
     path_ = name.data();
-    // mkstemp creates 0600; a checkpoint should be as readable as any file the user writes.
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    ::fchmod(fd_, 0666 & ~mask);
+    // mkstemp creates 0600; the published file keeps the old file's permissions, or gets a new file's.
+    ::fchmod(fd_, mode_for(target));
   }
   ~TempFile() {
     if (fd_ >= 0) ::close(fd_);
@@ -77,22 +120,25 @@ void FileWriter::write(const void* data, std::size_t size) {
 
 void write_file_atomically(const std::string& path, const std::function<void(FileWriter&)>& fill) {
   HWARO_CHECK(!path.empty(), "save: the path is empty; give a file name such as \"model.safetensors\"");
-  TempFile temp(path);
+  const std::string target = resolved_target(path);
+  TempFile temp(target);
   FileWriter writer(temp.fd(), path);
   fill(writer);
   HWARO_CHECK(::fsync(temp.fd()) == 0, path, ": fsync of the written file failed (", errno_text(), ")");
   temp.close_checked(path);
-  HWARO_CHECK(::rename(temp.path().c_str(), path.c_str()) == 0, path, ": renaming ", temp.path(),
+  HWARO_CHECK(::rename(temp.path().c_str(), target.c_str()) == 0, path, ": renaming ", temp.path(),
               " over it failed (", errno_text(), "); the previous file, if any, is left unchanged");
   temp.mark_published();
-  // The rename is durable only once the directory entry is on disk.
-  const int dir = ::open(directory_of(path).c_str(), O_RDONLY | O_DIRECTORY);
+  // The rename is durable only once the directory entry is on disk. A directory that cannot be
+  // opened for reading (write and search permission only) cannot be fsynced; the file is written.
+  const int dir = ::open(directory_of(target).c_str(), O_RDONLY | O_DIRECTORY);
   if (dir >= 0) {
     const int rc = ::fsync(dir);
     const int err = errno;
     ::close(dir);
     errno = err;
-    HWARO_CHECK(rc == 0, path, ": fsync of its directory failed (", errno_text(), ")");
+    HWARO_CHECK(rc == 0, path, ": the new file is in place, but fsync of its directory failed (", errno_text(),
+                "), so the replacement may not survive a power loss");
   }
 }
 
