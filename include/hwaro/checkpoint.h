@@ -34,9 +34,11 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
                      const optim::LRScheduler* scheduler, const CheckpointInfo& info);
 
 // Restores model, optimiser, scheduler (when given; the file must then hold one) and the default
-// generator, and returns the counters and extra metadata. Tensors go to `map_location` (default:
-// the device they were saved from). A file that is not a hwaro checkpoint, or whose model does not
-// match `model` (strict load_state_dict), is an hw::Error naming the file.
+// generator, and returns the counters and extra metadata. Tensors are read to the CPU (or to
+// `map_location`), then copied to the devices of the model's parameters and the optimiser's state
+// tensors follow their parameters, so a checkpoint saved on the GPU resumes a model on the CPU and
+// the other way round. A file that is not a hwaro checkpoint, or whose model does not match `model`
+// (strict load_state_dict), is an hw::Error naming the file.
 CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, optim::Optimizer& optimizer,
                                optim::LRScheduler* scheduler, std::optional<Device> map_location = {});
 

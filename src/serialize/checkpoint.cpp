@@ -9,6 +9,7 @@
 #include "hwaro/errors.h"
 #include "hwaro/generator.h"
 #include "hwaro/serialize.h"
+#include "serialize/header.h"
 
 namespace hwaro {
 namespace {
@@ -96,7 +97,8 @@ CheckpointInfo read_checkpoint_info(const std::string& path) { return info_from(
 
 CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, optim::Optimizer& optimizer,
                                optim::LRScheduler* scheduler, std::optional<Device> map_location) {
-  const auto metadata = load_metadata(path);
+  const serialize::LoadedFile file = serialize::load_file(path, map_location);
+  const auto& metadata = file.metadata;
   CheckpointInfo info = info_from(metadata, path);
   const bool has_scheduler = parse_counter(metadata, "hwaro.has_scheduler", path) != 0;
   HWARO_CHECK(scheduler == nullptr || has_scheduler, path, ": the checkpoint has no scheduler state but a scheduler "
@@ -104,7 +106,7 @@ CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, optim
   const std::uint64_t seed = parse_counter(metadata, "hwaro.generator.seed", path);
   const std::uint64_t offset = parse_counter(metadata, "hwaro.generator.offset", path);
 
-  const auto tensors = load(path, map_location);
+  const auto& tensors = file.tensors;
   try {
     model.load_state_dict(take_prefixed(tensors, kModel), /*strict=*/true);
     optimizer.load_state_dict(take_prefixed(tensors, kOptimizer));

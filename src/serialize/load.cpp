@@ -89,17 +89,26 @@ void check_bool_bytes(const Tensor& t, const std::string& name, const std::strin
 
 }  // namespace
 
-std::map<std::string, Tensor> load(const std::string& path, std::optional<Device> map_location) {
+namespace serialize {
+
+LoadedFile load_file(const std::string& path, std::optional<Device> map_location) {
   const ReadOnlyFile file(path);
-  const OpenedFile opened = read_header(file, path);
-  std::map<std::string, Tensor> out;
+  OpenedFile opened = read_header(file, path);
+  LoadedFile out;
   for (const auto& entry : opened.header.tensors) {
     Tensor t = empty(entry.shape, {.dtype = entry.dtype});
     if (t.nbytes() > 0) file.read_at(opened.data_start + entry.begin, t.data_ptr(), t.nbytes());
     if (entry.dtype == kBool) check_bool_bytes(t, entry.name, path);
-    out.emplace(entry.name, map_location ? t.to(*map_location) : t);
+    out.tensors.emplace(entry.name, map_location ? t.to(*map_location) : t);
   }
+  out.metadata = std::move(opened.header.metadata);
   return out;
+}
+
+}  // namespace serialize
+
+std::map<std::string, Tensor> load(const std::string& path, std::optional<Device> map_location) {
+  return serialize::load_file(path, map_location).tensors;
 }
 
 std::map<std::string, std::string> load_metadata(const std::string& path) {
