@@ -1,5 +1,7 @@
-// hw::load on damaged files: random byte flips and truncations of a valid file give hw::Error or a
-// well-formed load, never a crash or another exception. Replay a failure with HWARO_TEST_SEED=<seed>.
+// hw::load and hw::load_checkpoint on damaged files: random byte flips and truncations of a valid
+// file give hw::Error or a well-formed load, never a crash or another exception. Replay a failure with HWARO_TEST_SEED=<seed>.
+#include "hwaro/checkpoint.h"
+
 #include "serialize_test_files.h"
 #include "support/test_support.h"
 
@@ -47,6 +49,53 @@ TEST(SerializeFuzz, FlipsAndTruncationsGiveAnErrorOrAValidLoad) {
   // Both outcomes occur, so the mutations reach past the first check and into the data.
   EXPECT_GT(errors, 0);
   EXPECT_GT(loads, 0);
+}
+
+// The same for a training checkpoint, whose tensor names and metadata hwaro parses again (optimiser
+// indices, counters): a flipped digit or dot there must be an hw::Error too.
+TEST(SerializeFuzz, DamagedCheckpointsGiveAnErrorOrAValidResume) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  ScratchDir dir;
+  const auto make_model = [] { return nn::Sequential(nn::Linear(3, 4), nn::ReLU(), nn::Linear(4, 2)); };
+  const std::string valid_path = dir.file("valid.safetensors");
+  {
+    nn::Sequential model = make_model();
+    optim::Adam adam(model->parameters(), {.lr = 0.1});
+    optim::StepLR scheduler(adam, 2);
+    nn::functional::mse_loss(model->forward(random_tensor({5, 3}, kFloat32, rng)), zeros({5, 2})).backward();
+    adam.step();
+    scheduler.step();
+    save_checkpoint(valid_path, *model, adam, &scheduler, {.epoch = 1, .step = 7});
+  }
+  const std::string valid = read_bytes(valid_path);
+  std::uint64_t header_length = 0;
+  for (int i = 7; i >= 0; --i) header_length = header_length << 8 | static_cast<unsigned char>(valid[i]);
+  const std::size_t header_end = 8 + header_length;
+  ASSERT_LT(header_end, valid.size());
+
+  const std::string path = dir.file("mutated.safetensors");
+  int errors = 0, resumes = 0;
+  for (int iteration = 0; iteration < 4000; ++iteration) {
+    std::string bytes = valid;
+    const int flips = 1 + static_cast<int>(rng() % 3);
+    for (int f = 0; f < flips; ++f) bytes[8 + rng() % header_length] ^= static_cast<char>(1u << (rng() % 8));
+    write_bytes(path, bytes);
+    nn::Sequential model = make_model();
+    optim::Adam adam(model->parameters(), {.lr = 0.1});
+    optim::StepLR scheduler(adam, 2);
+    try {
+      load_checkpoint(path, *model, adam, &scheduler);
+      ++resumes;
+    } catch (const Error&) {
+      ++errors;
+    } catch (const std::exception& e) {
+      FAIL() << "iteration " << iteration << " threw something other than hw::Error: " << e.what();
+    }
+  }
+  EXPECT_GT(errors, 0);
+  EXPECT_GT(resumes, 0);
 }
 
 }  // namespace
