@@ -49,6 +49,16 @@ class SerializeValidation : public ::testing::Test {
     return safetensors_bytes(padded, std::string(data_bytes, '\0'));
   }
 
+  // A sparse file: the length field `header_length`, then zeros, `data_bytes` more than it announces.
+  std::string sparse_file(std::uint64_t header_length, std::uint64_t data_bytes) {
+    const std::string path = dir_.file("sparse.safetensors");
+    std::string field(8, '\0');
+    for (int i = 0; i < 8; ++i) field[i] = static_cast<char>((header_length >> (8 * i)) & 0xff);
+    write_bytes(path, field);
+    EXPECT_EQ(::truncate(path.c_str(), static_cast<off_t>(8 + header_length + data_bytes)), 0);
+    return path;
+  }
+
   ScratchDir dir_;
 };
 
@@ -73,30 +83,20 @@ TEST_F(SerializeValidation, HeaderLengthPastTheEndOfTheFile) {
 }
 
 TEST_F(SerializeValidation, HeaderLengthOverTheLimit) {
-  // A sparse file long enough that the length is in range, so only the 100 MB limit can refuse it.
-  const std::uint64_t length = 100'000'008;
-  const std::string path = dir_.file("huge.safetensors");
-  std::string field(8, '\0');
-  for (int i = 0; i < 8; ++i) field[i] = static_cast<char>((length >> (8 * i)) & 0xff);
-  write_bytes(path, field);
-  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(8 + length + 8)), 0);
-  EXPECT_TRUE(rejected_file(path, "header length is 100000008 bytes, more than the 100000000-byte limit"));
+  // Long enough that the length is in range, so only the 100 MB limit can refuse it.
+  EXPECT_TRUE(rejected_file(sparse_file(100'000'008, 8),
+                            "header length is 100000008 bytes, more than the 100000000-byte limit"));
 }
 
 TEST_F(SerializeValidation, HeaderLengthOfExactlyTheLimitIsAllowed) {
-  // As the reference reader: a length equal to the limit passes the length check, so this sparse
-  // file of zeros is refused for what its header holds instead.
-  const std::uint64_t length = 100'000'000;
-  const std::string path = dir_.file("limit.safetensors");
-  std::string field(8, '\0');
-  for (int i = 0; i < 8; ++i) field[i] = static_cast<char>((length >> (8 * i)) & 0xff);
-  write_bytes(path, field);
-  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(8 + length)), 0);
-  EXPECT_TRUE(rejected_file(path, "its header does not start with '{'"));
+  // As the reference reader: a length equal to the limit passes the length check, so this file
+  // of zeros is refused for what its header holds instead.
+  EXPECT_TRUE(rejected_file(sparse_file(100'000'000, 0), "its header does not start with '{'"));
 }
 
 TEST_F(SerializeValidation, HeaderDoesNotStartWithABrace) {
-  EXPECT_TRUE(rejected(file_with(detail::str_cat(" ", object(entry("a", "F32", "[2]", 0, 8))), 8), "does not start with '{'"));
+  EXPECT_TRUE(rejected(file_with(detail::str_cat(" ", object(entry("a", "F32", "[2]", 0, 8))), 8),
+                       "does not start with '{'"));
   EXPECT_TRUE(rejected(safetensors_bytes("", ""), "does not start with '{'"));
 }
 
