@@ -281,3 +281,45 @@ TEST(DataLoader, BadOptionsAndShapes) {
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::default_collate(ragged, allocator); },
                                                "every example must have the same shape"));
 }
+
+TEST(DataLoader, AnIteratorWhoseEpochALaterBeginEndedTakesNothingFromTheNewEpoch) {
+  for (int workers : {0, 2}) {
+    SCOPED_TRACE(std::to_string(workers) + " workers");
+    DataLoader loader(std::make_shared<CountingDataset>(10), {.batch_size = 2, .num_workers = workers});
+    auto first = loader.begin();
+    auto second = loader.begin();
+    EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { ++first; }, "was ended by a later begin()"));
+    // The new epoch is whole: five batches, every sample once.
+    std::vector<std::int64_t> seen;
+    for (; second != loader.end(); ++second) {
+      const auto targets = second->target.to_vector<std::int64_t>();
+      seen.insert(seen.end(), targets.begin(), targets.end());
+    }
+    EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
+  }
+}
+
+TEST(DataLoader, ABatchSizeNearTheLargestSizeTGivesOneBatch) {
+  // (n + batch_size - 1) / batch_size wraps round for such a batch size and would give none.
+  DataLoader loader(std::make_shared<CountingDataset>(10), {.batch_size = static_cast<std::size_t>(-1)});
+  EXPECT_EQ(loader.size(), 1u);
+  std::vector<std::size_t> sizes;
+  EXPECT_EQ(run_epoch(loader, &sizes).size(), 10u);
+  EXPECT_EQ(sizes, std::vector<std::size_t>{10});
+}
+
+// A data set whose get() throws something that is not a std::exception.
+class ThrowsAnInt : public hw::data::Dataset {
+ public:
+  std::size_t size() const override { return 4; }
+  hw::data::Example get(std::size_t) const override { throw 42; }
+};
+
+TEST(DataLoader, AnExceptionNotFromStdExceptionStillArrivesAsHwError) {
+  for (int workers : {0, 2}) {
+    DataLoader loader(std::make_shared<ThrowsAnInt>(), {.batch_size = 2, .num_workers = workers});
+    EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { run_epoch(loader); },
+                                                 "failed with an exception not derived from std::exception"))
+        << workers << " workers";
+  }
+}

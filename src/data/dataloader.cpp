@@ -40,6 +40,9 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, DataLoaderOptions optio
               examples.push_back(dataset_->get(i));
             } catch (const std::exception& e) {
               throw Error(detail::str_cat("DataLoader worker ", worker, ": loading sample ", i, " failed: ", e.what()));
+            } catch (...) {
+              throw Error(detail::str_cat("DataLoader worker ", worker, ": loading sample ", i,
+                                          " failed with an exception not derived from std::exception"));
             }
           }
           return std::optional<Batch>(options_.collate(examples, *allocator_));
@@ -51,7 +54,8 @@ DataLoader::~DataLoader() = default;  // producer_'s destructor stops and joins 
 
 std::size_t DataLoader::size() const {
   const std::size_t n = dataset_->size();
-  return options_.drop_last ? n / options_.batch_size : (n + options_.batch_size - 1) / options_.batch_size;
+  const std::size_t full = n / options_.batch_size;  // not (n + batch_size - 1) / ..., which wraps for huge batches
+  return options_.drop_last || n % options_.batch_size == 0 ? full : full + 1;
 }
 
 std::vector<std::vector<std::size_t>> DataLoader::plan_epoch(std::uint64_t epoch) const {
@@ -64,7 +68,7 @@ std::vector<std::vector<std::size_t>> DataLoader::plan_epoch(std::uint64_t epoch
   std::vector<std::vector<std::size_t>> plan(size());
   for (std::size_t b = 0; b < plan.size(); ++b) {
     const std::size_t start = b * options_.batch_size;
-    const std::size_t stop = std::min(order.size(), start + options_.batch_size);
+    const std::size_t stop = start + std::min(options_.batch_size, order.size() - start);
     plan[b].assign(order.begin() + static_cast<std::ptrdiff_t>(start), order.begin() + static_cast<std::ptrdiff_t>(stop));
   }
   return plan;
@@ -95,6 +99,9 @@ Batch DataLoader::load_here(const std::vector<std::size_t>& indices) {
       examples.push_back(dataset_->get(i));
     } catch (const std::exception& e) {
       throw Error(detail::str_cat("DataLoader: loading sample ", i, " failed: ", e.what()));
+    } catch (...) {
+      throw Error(detail::str_cat("DataLoader: loading sample ", i,
+                                  " failed with an exception not derived from std::exception"));
     }
   }
   return options_.collate(examples, *allocator_);
@@ -156,6 +163,13 @@ DataLoader::iterator::~iterator() {
 }
 
 void DataLoader::iterator::fetch() {
+  // A later begin() ended this iterator's epoch; reading on would take the new epoch's batches.
+  if (!loader_->epoch_open_ || loader_->epoch_ != epoch_ + 1) {
+    loader_ = nullptr;
+    current_ = {};
+    throw Error(detail::str_cat("DataLoader: this iterator's epoch ", epoch_, " was ended by a later begin(); a "
+                                "loader runs one iteration at a time, so finish (or leave) one loop before the next"));
+  }
   std::optional<Batch> batch;
   try {
     batch = loader_->next_batch();

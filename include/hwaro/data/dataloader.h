@@ -111,7 +111,8 @@ class DataLoader {
     Batch current_;
   };
 
-  // Starts a new epoch (ending any previous one) and returns its first batch.
+  // Starts a new epoch (ending any previous one, whose iterator then throws hw::Error on ++ rather
+  // than take this epoch's batches) and returns its first batch.
   iterator begin();
   iterator end() { return {}; }
   // Batches per epoch.
