@@ -81,7 +81,8 @@ std::vector<ParityCase> make_cases() {
   const auto two = [](std::vector<std::int64_t> a, std::vector<std::int64_t> b, double lo = -2.0, double hi = 2.0) {
     return [=](R& rng) { return Inputs{rnd(a, rng, lo, hi), rnd(b, rng, lo, hi)}; };
   };
-  // The same values laid out with gaps, to exercise every backend's strided path.
+  // The same values laid out with gaps, to exercise every backend's strided path (MatchesCpu
+  // lays the device's copy out with the same gaps, since to(device) alone would make it contiguous).
   const auto strided = [](std::vector<std::int64_t> sizes, double lo = -2.0, double hi = 2.0) {
     return [=](R& rng) { return Inputs{hw::test::non_contiguous_copy(rnd(sizes, rng, lo, hi))}; };
   };
@@ -318,8 +319,17 @@ TEST_P(Parity, MatchesCpu) {
   const hw::Tensor expected = c.op(cpu_inputs);
   ASSERT_TRUE(expected.is_cpu());
 
+  // to(device) makes a contiguous copy, so an input made non-contiguous on the CPU is given the
+  // same gaps again on the device: the device's op must see the strided layout the case is about.
   Inputs device_inputs;
-  for (const hw::Tensor& t : cpu_inputs) device_inputs.push_back(t.to(device));
+  for (const hw::Tensor& t : cpu_inputs) {
+    device_inputs.push_back(t.is_contiguous() ? t.to(device) : hw::test::non_contiguous_copy(t.to(device)));
+    EXPECT_EQ(device_inputs.back().is_contiguous(), t.is_contiguous()) << "input " << device_inputs.size() - 1;
+  }
+  if (c.name.find("strided") != std::string::npos) {
+    EXPECT_TRUE(std::any_of(device_inputs.begin(), device_inputs.end(), [](const hw::Tensor& t) { return !t.is_contiguous(); }))
+        << "a strided case whose device inputs are all contiguous";
+  }
   const hw::Tensor actual = c.op(device_inputs);
 
   EXPECT_EQ(actual.device(), device);
