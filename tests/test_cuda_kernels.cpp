@@ -58,9 +58,13 @@ TEST(CudaKernels, MatmulInEveryFloatDtypeAndWithTf32) {
                        Case{hw::kFloat16, false, 5e-3}, Case{hw::kBFloat16, false, 3e-2}}) {
     SCOPED_TRACE(::testing::Message() << c.dtype << (c.tf32 ? " with TF32" : ""));
     const hw::Tensor a = hw::test::random_tensor({m, k}, c.dtype, rng, -1, 1);
-    const hw::Tensor b = hw::test::random_tensor({n, k}, c.dtype, rng, -1, 1).t();  // column-major operand
+    // The column-major operand is transposed on the GPU: to(kGpu) copies a transposed CPU tensor
+    // into a contiguous (row-major) one, and cuBLAS would never see the transposed layout.
+    const hw::Tensor b_gpu = hw::test::random_tensor({n, k}, c.dtype, rng, -1, 1).to(kGpu).t();
+    ASSERT_FALSE(b_gpu.is_contiguous());
+    const hw::Tensor b = b_gpu.cpu();
     hw::cuda::matmul::set_allow_tf32(c.tf32);
-    const hw::Tensor out = hw::mm(a.to(kGpu), b.to(kGpu)).cpu();
+    const hw::Tensor out = hw::mm(a.to(kGpu), b_gpu).cpu();
     hw::cuda::matmul::set_allow_tf32(false);
     EXPECT_EQ(out.dtype(), c.dtype);
     const double scale = std::sqrt(static_cast<double>(k));
