@@ -10,6 +10,7 @@
 #include <limits>
 #include <numeric>
 
+#include "ops/tensor_creation_log.h"
 #include "support/test_support.h"
 
 namespace hw = hwaro;
@@ -378,11 +379,40 @@ TEST_F(ReductionTest, ZeroSizeAndOneElement) {
   EXPECT_EQ(std::get<1>(scalar.max(0)).item<std::int64_t>(), 0);
 }
 
+// The tensors created on this thread while `reduce` runs (every new tensor goes through ops'
+// new_tensor, which notes it in the open TensorCreationLog; temporaries that died count too),
+// and whether the first of them is the result.
+struct Created {
+  std::size_t count;
+  bool first_is_result;
+};
+Created tensors_created(const std::function<hw::Tensor()>& reduce) {
+  hw::ops::TensorCreationLog log;
+  const hw::Tensor result = reduce();
+  return {log.created().size(), !log.created().empty() && log.created().front().lock() == result.impl_ptr()};
+}
+
 TEST_F(ReductionTest, LastDimAndAllDimsDoNotCopy) {
-  // Not observable directly; check the results on a large contiguous tensor against the reference
-  // (these are the kernel's row and single-run paths, threaded).
+  // On a large contiguous tensor (the kernel's row and single-run paths, threaded), reductions over
+  // a leading, trailing or whole block of dims create their outputs and nothing else: no
+  // contiguous copy of the input. max/min's kernel writes the indices too, so those make two.
   SCOPED_TRACE(seed_);
   const hw::Tensor x = random({300, 1000}, hw::kFloat32);
+  for (const Dims& dims : {Dims{-1}, Dims{0}, Dims{}}) {
+    SCOPED_TRACE(dims.empty() ? std::string("all dims") : "dim " + std::to_string(dims[0]));
+    const Created sum = tensors_created([&] { return x.sum(IntArrayRef(dims)); });
+    EXPECT_EQ(sum.count, 1u);
+    EXPECT_TRUE(sum.first_is_result);
+    const Created amax = tensors_created([&] { return x.amax(IntArrayRef(dims)); });
+    EXPECT_EQ(amax.count, 2u);  // values and indices
+    EXPECT_TRUE(amax.first_is_result);
+  }
+  EXPECT_EQ(tensors_created([&] { return x.argmin(0); }).count, 2u);
+  // The log does see a copy: a transposed input, or reduced dims that are not one block, is made
+  // contiguous first (so the counts above could fail).
+  EXPECT_EQ(tensors_created([&] { return x.t().sum({-1}); }).count, 2u);
+  EXPECT_EQ(tensors_created([&] { return x.view({30, 10, 1000}).sum({0, 2}); }).count, 2u);
+
   expect_reduced(x.sum({-1}), x, {-1}, false, hw::kFloat32, ref_sum, 1e-5, 1e-6, ref_abs_sum);
   expect_reduced(x.amax({-1}), x, {-1}, false, hw::kFloat32, ref_max, 0, 0, [](const Group&) { return 1.0; });
   expect_reduced(x.sum({0}), x, {0}, false, hw::kFloat32, ref_sum, 1e-5, 1e-6, ref_abs_sum);
