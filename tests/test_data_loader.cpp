@@ -1,6 +1,8 @@
 // DataLoader: every sample once per epoch, order, seeds, errors, early exit, bounded prefetch.
 #include <atomic>
 #include <chrono>
+#include <mutex>
+#include <set>
 #include <thread>
 
 #include "support/test_support.h"
@@ -222,9 +224,29 @@ TEST(DataLoader, CustomCollate) {
 }
 
 TEST(DataLoader, PinMemoryWithoutGpuCarriesOnAndReusesBuffers) {
+  // With pin_memory the batches come from the loader's BatchAllocator pool, GPU or not (without one
+  // its buffers are pageable), and a buffer no batch refers to is handed out again. At most
+  // prefetch_factor * num_workers batches are loaded ahead of the loop, besides the batch the loop
+  // holds and the one being handed to it, so no more data buffers than that are ever live at once.
+  // The collate records each batch's data buffer and the pool's size (data and target buffers);
+  // without reuse 4 epochs of 5 batches would make 20 of each.
   auto dataset = std::make_shared<CountingDataset>(40);
-  DataLoader loader(dataset, {.batch_size = 8, .num_workers = 2, .pin_memory = true});
-  for (int epoch = 0; epoch < 3; ++epoch) EXPECT_EQ(run_epoch(loader).size(), 40u);
+  std::mutex mutex;
+  std::set<const void*> data_buffers;
+  std::size_t most_pooled = 0;
+  DataLoaderOptions options{.batch_size = 8, .num_workers = 2, .pin_memory = true};
+  options.collate = [&](std::vector<hw::data::Example>& examples, hw::data::BatchAllocator& allocator) {
+    hw::data::Batch batch = hw::data::default_collate(examples, allocator);
+    std::lock_guard<std::mutex> lock(mutex);
+    data_buffers.insert(batch.data.data_ptr());
+    most_pooled = std::max(most_pooled, allocator.pooled_buffers());
+    return batch;
+  };
+  DataLoader loader(dataset, options);
+  for (int epoch = 0; epoch < 4; ++epoch) EXPECT_EQ(run_epoch(loader).size(), 40u);
+  const std::size_t live = static_cast<std::size_t>(options.prefetch_factor * options.num_workers) + 2;
+  EXPECT_LE(data_buffers.size(), live);
+  EXPECT_LE(most_pooled, 2 * live);
   if (!hw::cuda::is_available()) {
     for (auto& batch : loader) EXPECT_FALSE(batch.data.is_pinned());
   }
