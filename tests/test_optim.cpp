@@ -247,7 +247,9 @@ TEST(Optim, ZeroGradSetsToNoneOrZeroes) {
   EXPECT_EQ(values_of(p.grad()), std::vector<double>(3, 0.0));
   opt.zero_grad();
   EXPECT_FALSE(p.grad().defined());
+  const std::vector<double> before = values_of(p);
   opt.step();  // no gradient: nothing moves, nothing throws
+  EXPECT_EQ(values_of(p), before);
 }
 
 TEST(Optim, StateDictResumesIdentically) {
