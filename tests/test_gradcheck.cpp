@@ -73,6 +73,8 @@ std::vector<Case> cases() {
       {"matmul_broadcast", {{2, 3, 4}, {4, 5}}, [](auto& v) { return matmul(v[0], v[1]); }},
       {"matmul_batched", {{2, 1, 3, 4}, {3, 4, 2}}, [](auto& v) { return matmul(v[0], v[1]); }},
       {"matmul_vector", {{4}, {4, 3}}, [](auto& v) { return matmul(v[0], v[1]); }},
+      {"matmul_matrix_vector", {{3, 4}, {4}}, [](auto& v) { return matmul(v[0], v[1]); }},
+      {"matmul_dot", {{5}, {5}}, [](auto& v) { return matmul(v[0], v[1]); }},
       {"addmm", {{5}, {3, 4}, {4, 5}}, [](auto& v) { return addmm(v[0], v[1], v[2], 0.5, 2.0); }},
       {"view", {{3, 4}}, [](auto& v) { return v[0].view({2, 6}) * 1.5; }},
       {"reshape", {{3, 4}}, [](auto& v) { return v[0].t().reshape({12}); }},

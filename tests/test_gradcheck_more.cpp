@@ -1,7 +1,8 @@
 // Gradients by finite differences (contiguous and non-contiguous inputs) of the ops test_gradcheck
 // leaves out: linear, dropout, chunk, amin, max(dim), mean(), expand_as, view_as, to(dtype),
-// pow(Scalar, Tensor), where with a Scalar, norm p=1/inf, the losses' options (values against
-// float64 references too), and conv/pool/norm/embedding on non-contiguous inputs.
+// pow(Scalar, Tensor), where with a Scalar, norm p=1/inf/3/0.5/-inf, the losses' options and
+// cross_entropy over [N, C, d] (values against float64 references too), conv/pool/norm/embedding
+// on non-contiguous inputs, and conv2d, layer_norm, batch_norm without their optional parameters.
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -249,6 +250,24 @@ TEST_F(GradcheckMore, NormWithPOneAndInfinity) {
                                 {spread_tensor({4, 3, 2}, rng_)});
 }
 
+// The general p branch, (sum |x|^p)^(1/p), above and below 1, and p = -inf (the smallest |x|).
+// spread_tensor keeps |x| >= 0.5, away from the kink of |x|^p at 0 (infinite slope for p < 1).
+TEST_F(GradcheckMore, NormWithOtherOrders) {
+  SCOPED_TRACE("seed " + std::to_string(seed_));
+  const double inf = std::numeric_limits<double>::infinity();
+  expect_gradcheck_both_layouts("norm p=3 all", [](auto& v) { return v[0].norm(3); }, {spread_tensor({3, 5}, rng_)});
+  expect_gradcheck_both_layouts("norm p=3 dim 1", [](auto& v) { return v[0].norm(3, {1}); },
+                                {spread_tensor({3, 5}, rng_)});
+  expect_gradcheck_both_layouts("norm p=0.5 all", [](auto& v) { return v[0].norm(0.5); },
+                                {spread_tensor({3, 5}, rng_)});
+  expect_gradcheck_both_layouts("norm p=0.5 dim 0 keepdim", [](auto& v) { return v[0].norm(0.5, {0}, true); },
+                                {spread_tensor({4, 3, 2}, rng_)});
+  expect_gradcheck_both_layouts("norm p=-inf all", [&](auto& v) { return v[0].norm(-inf); },
+                                {spread_tensor({3, 5}, rng_)});
+  expect_gradcheck_both_layouts("norm p=-inf dims 0, 2", [&](auto& v) { return v[0].norm(-inf, {0, 2}); },
+                                {spread_tensor({4, 3, 2}, rng_)});
+}
+
 // ---------------------------------------------------------------- losses' options
 
 // log_softmax of each row of x [n, c] in float64.
@@ -355,6 +374,37 @@ TEST_F(GradcheckMore, CrossEntropyOptionsMatchReferenceAndFiniteDifferences) {
   }
 }
 
+// Logits [N, C, d] with targets [N, d]: the class dim is dim 1, each (n, j) position one sample.
+// The reference takes the rows out of the logits' values by hand; the gradient is checked by
+// finite differences on the 3-D logits themselves.
+TEST_F(GradcheckMore, CrossEntropyWithASpatialDimMatchesReferenceAndFiniteDifferences) {
+  SCOPED_TRACE("seed " + std::to_string(seed_));
+  constexpr std::int64_t n = 3, c = 4, d = 5;
+  const Tensor logits = rand64({n, c, d}, -3, 3);
+  const std::vector<double> tv = values_of(random_tensor({n, d}, kInt64, rng_, 0, c - 1));
+  const Tensor target = tensor(std::vector<std::int64_t>(tv.begin(), tv.end()), {n, d});
+  const std::vector<double> x = values_of(logits);
+  std::vector<double> rows;  // [n * d, c]: row i * d + j holds logits[i, :, j]
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t j = 0; j < d; ++j) {
+      for (std::int64_t k = 0; k < c; ++k) rows.push_back(x[static_cast<std::size_t>((i * c + k) * d + j)]);
+    }
+  }
+  F::CrossEntropyOptions options;
+  options.label_smoothing = 0.1;
+  const ReferenceLoss want = reference_nll(reference_log_softmax(rows, n * d, c), n * d, c, tv, {}, -100, 0.1);
+  for (F::Reduction reduction : {F::Reduction::Mean, F::Reduction::Sum, F::Reduction::None}) {
+    options.reduction = reduction;
+    const Tensor got = F::cross_entropy(logits, target, options);
+    if (reduction == F::Reduction::None) {
+      EXPECT_EQ(got.sizes(), IntArrayRef({n, d}));
+    }
+    expect_loss_matches(got, want, reduction);
+    expect_gradcheck_both_layouts("cross_entropy [N, C, d]",
+                                  [&](auto& v) { return F::cross_entropy(v[0], target, options); }, {logits});
+  }
+}
+
 TEST_F(GradcheckMore, NllLossWithWeightMatchesReferenceAndFiniteDifferences) {
   SCOPED_TRACE("seed " + std::to_string(seed_));
   constexpr std::int64_t n = 6, c = 4;
@@ -422,6 +472,25 @@ TEST_F(GradcheckMore, Conv2dOnNonContiguousInputs) {
   expect_gradcheck_non_contiguous("conv2d groups 2 stride 2 dilation 2",
                                   [](auto& v) { return F::conv2d(v[0], v[1], v[2], {2}, {1}, {2}, 2); },
                                   {rand64({1, 4, 7, 6}), rand64({2, 2, 2, 3}), rand64({2})});
+}
+
+// The optional parameters left out: conv2d without a bias, layer_norm and batch_norm without
+// weight and bias (training, and eval with running statistics).
+TEST_F(GradcheckMore, LayersWithoutBiasOrAffineParameters) {
+  SCOPED_TRACE("seed " + std::to_string(seed_));
+  expect_gradcheck_both_layouts("conv2d without bias", [](auto& v) { return F::conv2d(v[0], v[1], {}, {1}, {1}); },
+                                {rand64({2, 3, 5, 4}), rand64({2, 3, 3, 2})});
+  expect_gradcheck_both_layouts("conv2d without bias, stride 2, dilation 2, groups 2",
+                                [](auto& v) { return F::conv2d(v[0], v[1], {}, {2}, {1}, {2}, 2); },
+                                {rand64({1, 4, 7, 6}), rand64({4, 2, 2, 3})});
+  expect_gradcheck_both_layouts("layer_norm without weight and bias", [](auto& v) { return F::layer_norm(v[0], {4, 5}); },
+                                {rand64({3, 4, 5})});
+  expect_gradcheck_both_layouts("batch_norm training without weight and bias",
+                                [](auto& v) { return F::batch_norm(v[0], {}, {}, {}, {}, true); }, {rand64({4, 3, 2, 3})});
+  const Tensor running_mean = rand64({3}), running_var = rand64({3}, 0.5, 2.0);
+  expect_gradcheck_both_layouts("batch_norm eval without weight and bias",
+                                [&](auto& v) { return F::batch_norm(v[0], running_mean, running_var, {}, {}, false); },
+                                {rand64({4, 3, 2})});
 }
 
 TEST_F(GradcheckMore, PoolingOnNonContiguousInputs) {
