@@ -1,10 +1,12 @@
 // conv2d, im2col and col2im against float64 loops on fresh random inputs over strides, paddings,
 // dilations, groups, non-square kernels and inputs, batch 1, single images and non-contiguous
-// inputs; gradients by finite differences; the shared col2im gather (the CUDA path) against the
+// inputs; gradients by finite differences (the float32 direct convolution's against differences
+// of the float64 reference); the shared col2im gather (the CUDA path) against the
 // CPU's scatter; Conv2d's options, initialisation and errors.
 #include <cmath>
 
 #include "kernels/window2d.h"
+#include "ops/convolution.h"
 #include "support/test_support.h"
 #include "support/window_reference.h"
 
@@ -165,6 +167,72 @@ TEST(Conv2d, Float32GradientsMatchTheFloat64Ones) {
     }
   }
   hw::set_num_threads(threads);
+}
+
+// The direct convolution's backward (GradOp::Conv2d: the backend's Conv2dBackwardInput and
+// Conv2dBackwardWeight kernels) by finite differences. gradcheck needs float64, which takes the
+// im2col path, and the direct path is float32 only; so the float32 vector-Jacobian product
+// (backward from a random grad_output g) is compared with float64 central differences of
+// <g, ref_conv2d(x, w, b)> over the same values. That loss is linear in each value, so the
+// differences are exact but for rounding, and the tolerance is float32's alone.
+TEST(Conv2d, DirectFloat32BackwardMatchesFiniteDifferencesOfTheReference) {
+  if (!hw::ops::has_direct_conv2d(hw::zeros({1, 1, 1, 1})))
+    GTEST_SKIP() << "this build has no direct float32 convolution on the CPU (oneDNN not found)";
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::vector<ConvCase> cases = {
+      {2, 4, 7, 6, 6, {3, 2, 2, 1, 1, 0, 1, 2}, 2},         // stride, padding, dilation, groups 2, bias
+      {1, 3, 6, 5, 4, {2, 3, 1, 1, 2, 1, 2, 1}, 1, false},  // padding 2,1, dilation 2,1, no bias
+      {2, 3, 5, 5, 3, {3, 3, 2, 2, 1, 1}, 3},               // depthwise, stride 2
+  };
+  for (const ConvCase& c : cases) {
+    SCOPED_TRACE(::testing::Message() << "x [" << c.n << "," << c.c << "," << c.h << "," << c.w << "], kernel " << c.g.kh
+                                      << "x" << c.g.kw << ", groups " << c.groups << (c.bias ? ", bias" : ""));
+    const std::int64_t oh = c.g.out_h(c.h), ow = c.g.out_w(c.w);
+    Tensor x = hw::test::random_tensor({c.n, c.c, c.h, c.w}, hw::kFloat32, rng, -1, 1).set_requires_grad(true);
+    Tensor w = hw::test::random_tensor({c.o, c.c / c.groups, c.g.kh, c.g.kw}, hw::kFloat32, rng, -1, 1)
+                   .set_requires_grad(true);
+    Tensor b = c.bias ? hw::test::random_tensor({c.o}, hw::kFloat32, rng, -1, 1).set_requires_grad(true) : Tensor();
+    const Tensor g = hw::test::random_tensor({c.n, c.o, oh, ow}, hw::kFloat32, rng, -1, 1);
+    ASSERT_TRUE(hw::ops::has_direct_conv2d(x));
+    const Tensor y = F::conv2d(x, w, b, {c.g.sh, c.g.sw}, {c.g.ph, c.g.pw}, {c.g.dh, c.g.dw}, c.groups);
+    ASSERT_NE(y.grad_fn(), nullptr);
+    ASSERT_EQ(y.grad_fn()->name(), "Conv2dBackward");  // one direct node, not im2col and a GEMM
+    y.backward(g);
+
+    // The float64 values the float32 tensors hold exactly; central differences of the loss in each.
+    std::vector<std::vector<double>> values = {hw::test::values_of(x), hw::test::values_of(w)};
+    if (c.bias) values.push_back(hw::test::values_of(b));
+    const std::vector<double> gv = hw::test::values_of(g);
+    const auto loss = [&] {
+      const std::vector<double> out = hw::test::ref_conv2d(values[0], c.n, c.c, c.h, c.w, values[1], c.o,
+                                                           c.bias ? values[2] : std::vector<double>{}, c.g, c.groups);
+      double sum = 0;
+      for (std::size_t k = 0; k < out.size(); ++k) sum += gv[k] * out[k];
+      return sum;
+    };
+    const double step = 1e-3;
+    const Tensor grads[] = {x.grad(), w.grad(), b.defined() ? b.grad() : Tensor()};
+    // Each gradient element sums at most o/groups*kh*kw (input) or n*oh*ow (weight, bias) float32
+    // products of values in [-1, 1].
+    const double scale = std::sqrt(static_cast<double>(c.o / c.groups * c.g.kh * c.g.kw + c.n * oh * ow));
+    for (std::size_t v = 0; v < values.size(); ++v) {
+      std::vector<double> expected(values[v].size());
+      for (std::size_t i = 0; i < values[v].size(); ++i) {
+        const double keep = values[v][i];
+        values[v][i] = keep + step;
+        const double up = loss();
+        values[v][i] = keep - step;
+        const double down = loss();
+        values[v][i] = keep;
+        expected[i] = (up - down) / (2 * step);
+      }
+      ASSERT_TRUE(grads[v].defined()) << "gradient " << v << " (input, weight, bias)";
+      EXPECT_TRUE(hw::test::all_close(hw::test::values_of(grads[v]), expected, 1e-5 * scale, 1e-5 * scale))
+          << "gradient " << v << " (input, weight, bias)";
+    }
+  }
 }
 
 // col2im is im2col's adjoint: <im2col(x), y> == <x, col2im(y)> for any x and y.
