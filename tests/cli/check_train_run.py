@@ -128,7 +128,11 @@ out_dp = os.path.join(work, "run_dp")
 r = run(common + ["--epochs", "2", "--batch-size", "32", "--workers", "1", "--out", out_dp, "--data-parallel"])
 if r.returncode != 0 or "DataParallel over cpu cpu" not in r.stdout:
     fail("hwaro train --data-parallel failed:\n" + r.stdout + r.stderr)
-for x, y in zip(records, metrics(out_dp)):
+records_dp = metrics(out_dp)
+# zip() stops at the shorter list: without this a short or empty metrics.jsonl would pass.
+if [m["epoch"] for m in records_dp] != [1, 2]:
+    fail("expected epochs 1 and 2 in the --data-parallel run's metrics.jsonl, got %s" % records_dp)
+for x, y in zip(records, records_dp):
     if not math.isclose(x["train_loss"], y["train_loss"], rel_tol=1e-3, abs_tol=1e-5) \
             or abs(x["test_accuracy"] - y["test_accuracy"]) > 0.01:
         fail("--data-parallel differs from the plain run:\n%s\n%s" % (x, y))
@@ -153,7 +157,10 @@ r = run(long_run + ["--out", resumed, "--resume", checkpoint])
 if r.returncode != 0 or "resuming" not in r.stdout:
     fail("resume failed:\n" + r.stdout + r.stderr)
 a, b = metrics(straight), metrics(resumed)
-if len(b) != 2:
+# Both lengths, since zip() below stops at the shorter list.
+if [m["epoch"] for m in a] != [1, 2]:
+    fail("the uninterrupted run's metrics should cover both epochs: %s" % a)
+if [m["epoch"] for m in b] != [1, 2]:
     fail("the resumed run's metrics should cover both epochs: %s" % b)
 for x, y in zip(a, b):
     if x["test_accuracy"] != y["test_accuracy"] or not math.isclose(x["test_loss"], y["test_loss"], rel_tol=1e-6) \
