@@ -1,4 +1,5 @@
 // read_idx and MnistDataset on tiny IDX files written here; corruption and truncation fuzzing.
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -77,6 +78,30 @@ TEST(ReadIdx, BadHeadersNameTheFileAndTheProblem) {
   write_bytes(p, idx_bytes(0x08, {2}, {1, 2, 3}));
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::read_idx(p); }, "holds 3 data bytes"));
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::read_idx((dir / "missing").string()); }, "cannot open"));
+  // Not a file: refused at once (gzopen would wait on a named pipe for a writer).
+  fs::create_directory(dir / "sub.idx");
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::read_idx((dir / "sub.idx").string()); },
+                                               "sub.idx': it is not a regular file"));
+  ASSERT_EQ(::mkfifo((dir / "pipe.idx").c_str(), 0600), 0);
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::read_idx((dir / "pipe.idx").string()); },
+                                               "pipe.idx': it is not a regular file"));
+  fs::remove_all(dir);
+}
+
+TEST(ReadIdx, AnEmptyTensorIsValidWhereverItsZeroDimensionIs) {
+  const fs::path dir = temp_dir("empty");
+  const std::string p = (dir / "e.idx").string();
+  for (const std::vector<std::uint32_t>& dims : {std::vector<std::uint32_t>{0, 2}, {2, 0}, {3, 4, 0}}) {
+    write_bytes(p, idx_bytes(0x0D, dims, {}));
+    const hw::Tensor t = hw::data::read_idx(p);
+    EXPECT_EQ(t.numel(), 0);
+    EXPECT_EQ(t.dim(), static_cast<std::int64_t>(dims.size()));
+  }
+  // Data after an empty tensor's header is a corrupt file, and so are strides past int64.
+  write_bytes(p, idx_bytes(0x08, {2, 0}, {7}));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::read_idx(p); }, "holds 1 data bytes"));
+  write_bytes(p, idx_bytes(0x0E, {0, 0xFFFFFFFF, 0xFFFFFFFF}, {}));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::read_idx(p); }, "e.idx': size"));
   fs::remove_all(dir);
 }
 

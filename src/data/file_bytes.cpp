@@ -1,6 +1,7 @@
 // read_file_bytes through zlib's gz* interface, which passes plain files through.
 #include "data/file_bytes.h"
 
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -12,6 +13,10 @@
 namespace hwaro::data {
 
 std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  // Before gzopen: it would block on a named pipe and report a directory as a corrupt file.
+  struct stat info {};
+  HWARO_CHECK(::stat(path.c_str(), &info) == 0, "cannot open '", path, "': ", std::strerror(errno));
+  HWARO_CHECK(S_ISREG(info.st_mode), "cannot read '", path, "': it is not a regular file");
   gzFile file = gzopen(path.c_str(), "rb");
   HWARO_CHECK(file != nullptr, "cannot open '", path, "': ", std::strerror(errno));
   std::vector<std::uint8_t> bytes;

@@ -1,4 +1,5 @@
 // read_idx: the IDX format of MNIST, every header field and size checked.
+#include <algorithm>
 #include <cstring>
 
 #include "data/file_bytes.h"
@@ -41,21 +42,29 @@ Tensor read_idx(const std::string& path) {
   HWARO_CHECK(bytes.size() >= header, "'", path, "' is truncated: its header declares ", ndims, " dimensions (",
               header, " bytes) but the file has only ", bytes.size(), " bytes");
   std::vector<std::int64_t> sizes;
-  std::uint64_t count = 1;
-  const std::uint64_t payload = bytes.size() - header;
   for (int d = 0; d < ndims; ++d) {
-    const std::uint64_t n = big_endian(&bytes[4 + 4 * static_cast<std::size_t>(d)], 4);
-    sizes.push_back(static_cast<std::int64_t>(n));
-    // Checked as we go so that the product cannot overflow: it never exceeds the payload.
-    count *= n;
-    HWARO_CHECK(count * static_cast<std::uint64_t>(element_bytes) <= payload || n == 0, "'", path,
-                "' is truncated: its header declares dimensions ", IntArrayRef(sizes), "... needing more than the ",
+    sizes.push_back(static_cast<std::int64_t>(big_endian(&bytes[4 + 4 * static_cast<std::size_t>(d)], 4)));
+  }
+  const std::uint64_t payload = bytes.size() - header;
+  // An empty tensor (any dimension 0) has no data, whatever its other dimensions. Otherwise the
+  // product is checked as it grows, so that it cannot overflow: it never exceeds the payload.
+  const bool is_empty = std::find(sizes.begin(), sizes.end(), 0) != sizes.end();
+  std::uint64_t count = is_empty ? 0 : 1;
+  for (std::size_t d = 0; d < sizes.size() && !is_empty; ++d) {
+    count *= static_cast<std::uint64_t>(sizes[d]);
+    HWARO_CHECK(count * static_cast<std::uint64_t>(element_bytes) <= payload, "'", path,
+                "' is truncated: its header declares dimensions ", IntArrayRef(sizes), ", needing more than the ",
                 payload, " data bytes the file holds");
   }
   HWARO_CHECK(count * static_cast<std::uint64_t>(element_bytes) == payload, "'", path, "': its header declares ",
               IntArrayRef(sizes), " elements of ", element_bytes, " bytes (", count * element_bytes,
               " bytes) but the file holds ", payload, " data bytes; it is truncated or corrupt");
-  Tensor out = empty(sizes, {.dtype = dtype});
+  Tensor out;
+  try {
+    out = empty(sizes, {.dtype = dtype});
+  } catch (const Error& e) {  // an empty shape whose strides overflow
+    throw Error(detail::str_cat("'", path, "': ", e.what()));
+  }
   const std::uint8_t* src = bytes.data() + header;
   if (type == 0x08) {
     std::memcpy(out.data_ptr(), src, count);
