@@ -169,7 +169,10 @@ for x, y in zip(a, b):
 
 # 3. Bad flags name the flag and what it accepts.
 for args, needle in ((["--device", "gpu"], "--device"), (["--optimizer", "rmsprop"], "--optimizer"),
-                     (["--model", "resnet"], "--model"), (["--batch-size", "0"], "--batch-size")):
+                     (["--model", "resnet"], "--model"), (["--batch-size", "0"], "--batch-size"),
+                     # CLI11 alone would wrap -1 and cap 2^64 into valid seeds, and let nan through as a rate.
+                     (["--seed", "-1"], "is not a seed"), (["--seed", "18446744073709551616"], "is not a seed"),
+                     (["--lr", "nan"], "is not a learning rate"), (["--lr", "0"], "is not a learning rate")):
     r = run(["train"] + args)
     if r.returncode == 0 or needle not in r.stderr:
         fail("%s: exit %d, stderr %r" % (args, r.returncode, r.stderr))

@@ -1,6 +1,9 @@
 // `hwaro train`'s flags. CLI11 checks each value; the messages name the flag and the accepted values.
 #include "train_options.h"
 
+#include <charconv>
+#include <cmath>
+
 #include "hwaro/errors.h"
 #include "models.h"
 
@@ -15,6 +18,23 @@ std::string check_device_flag(const std::string& value) {
     return {};
   }
   return "'" + value + "' is not a device; accepted: auto, cpu, cuda, cuda:N (N = 0, 1, ...)";
+}
+
+// A whole decimal number in 0..2^64-1. CLI11 converts with strtoull, which wraps "-1" round and
+// caps what overflows without a word, so two different --seed values would make the same run.
+std::string check_seed_flag(const std::string& value) {
+  std::uint64_t parsed = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (error == std::errc() && end == value.data() + value.size()) return {};
+  return "'" + value + "' is not a seed; accepted: a whole number from 0 to 18446744073709551615";
+}
+
+// A finite number above zero; CLI11's PositiveNumber lets "nan" through.
+std::string check_learning_rate_flag(const std::string& value) {
+  double parsed = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+  if (error == std::errc() && end == value.data() + value.size() && std::isfinite(parsed) && parsed > 0) return {};
+  return "'" + value + "' is not a learning rate; accepted: a finite number above 0, such as 0.001";
 }
 
 }  // namespace
@@ -35,7 +55,9 @@ void add_train_flags(CLI::App& command, TrainOptions& options) {
   command.add_option("--batch-size", options.batch_size, "samples per step")
       ->check(CLI::Range(1, 1 << 20))
       ->capture_default_str();
-  command.add_option("--lr", options.lr, "learning rate")->check(CLI::PositiveNumber)->capture_default_str();
+  command.add_option("--lr", options.lr, "learning rate")
+      ->check(CLI::Validator(check_learning_rate_flag, "LR", "learning rate"))
+      ->capture_default_str();
   command.add_option("--optimizer", options.optimizer, "sgd (momentum 0.9), adam or adamw")
       ->check(CLI::IsMember({"sgd", "adam", "adamw"}))
       ->capture_default_str();
@@ -46,6 +68,7 @@ void add_train_flags(CLI::App& command, TrainOptions& options) {
       "--pin-memory,!--no-pin-memory", [&options](std::int64_t count) { options.pin_memory = count > 0 ? 1 : 0; },
       "collate batches into page-locked memory (default: on when training on a GPU)");
   command.add_option("--seed", options.seed, "seed of the initial weights, the shuffle and dropout")
+      ->check(CLI::Validator(check_seed_flag, "SEED", "seed"))
       ->capture_default_str();
   command.add_option("--out", options.out_dir, "directory for the checkpoint, metrics and plot")->capture_default_str();
   command.add_option("--checkpoint", options.checkpoint,

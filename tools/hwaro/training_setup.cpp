@@ -55,6 +55,7 @@ TrainingData load_training_data(const std::string& flag) {
   }
   auto train = std::make_shared<hw::data::MnistDataset>(data.dir, /*train=*/true);
   auto test = std::make_shared<hw::data::MnistDataset>(data.dir, /*train=*/false);
+  HWARO_CHECK(train->size() > 0, "'", data.dir, "': the training set holds no images, so there is nothing to train on");
   std::tie(data.mean, data.std) = pixel_mean_std(*train);
   const std::vector<std::shared_ptr<hw::data::Transform>> normalise{
       std::make_shared<hw::data::Normalize>(std::vector<double>{data.mean}, std::vector<double>{data.std})};
