@@ -176,6 +176,11 @@ for args, needle in ((["--device", "gpu"], "--device"), (["--optimizer", "rmspro
     r = run(["train"] + args)
     if r.returncode == 0 or needle not in r.stderr:
         fail("%s: exit %d, stderr %r" % (args, r.returncode, r.stderr))
+empty = os.path.join(work, "empty_data")
+subprocess.run([sys.executable, fixture_script, empty, "0", "5"], check=True)
+r = run(["train", "--data", empty])
+if r.returncode == 0 or "the training set holds no images" not in r.stderr:
+    fail("an empty training set should be named as such: %r" % r.stderr)
 r = run(["train", "--data", os.path.join(work, "nowhere")])
 if r.returncode == 0 or "fetch-data.sh" not in r.stderr:
     fail("a missing data set should point to scripts/fetch-data.sh: %r" % r.stderr)
