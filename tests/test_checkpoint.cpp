@@ -107,6 +107,44 @@ TEST(Checkpoint, AModelOfAnotherShapeIsRejectedNamingTheFile) {
                                  path + ": the checkpoint does not fit this model"));
 }
 
+// The named values of every parameter and of every optimiser state tensor, to compare before and after.
+std::map<std::string, std::vector<double>> snapshot(const TrainingRun& run) {
+  std::map<std::string, std::vector<double>> out;
+  for (const auto& [name, p] : run.model->named_parameters()) out["model." + name] = values_of(p);
+  for (const auto& [name, t] : run.optimizer.state_dict()) out["optimizer." + name] = values_of(t);
+  out["lr"] = {run.optimizer.param_groups()[0].lr};
+  return out;
+}
+
+TEST(Checkpoint, ACheckpointThatDoesNotFitChangesNothing) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  TrainingRun saved(seed);
+  saved.train(random_batches(3, rng));
+  save_checkpoint(path, *saved.model, saved.optimizer, &saved.scheduler, {});
+
+  // The optimiser's state and the scheduler fit `other` (same parameter shapes), but the model's
+  // names do not: without the Dropout the second Linear is "2", not "3". The model is loaded last,
+  // and its refusal must put back the optimiser and scheduler loaded before it.
+  TrainingRun other(seed + 1);
+  other.train(random_batches(1, rng));
+  const auto before = snapshot(other);
+  nn::Sequential renamed(nn::Linear(8, 16), nn::ReLU(), nn::Linear(16, 3));
+  EXPECT_TRUE(throws_with<Error>([&] { load_checkpoint(path, *renamed, other.optimizer, &other.scheduler); },
+                                 "the checkpoint does not fit this model"));
+  EXPECT_EQ(snapshot(other), before) << "a refused load left the optimiser or scheduler changed";
+
+  // The other way round: the model fits, an optimiser over its first parameter only does not.
+  const auto model_before = snapshot(other);
+  optim::Adam partial({other.model->parameters()[0]}, {.lr = 1e-2});
+  EXPECT_TRUE(throws_with<Error>([&] { load_checkpoint(path, *other.model, partial, nullptr); },
+                                 "names parameter 1 but there are 1"));
+  EXPECT_EQ(snapshot(other), model_before) << "a refused load left the model changed";
+}
+
 TEST(Checkpoint, ASchedulerAskedForButNotSavedIsAnError) {
   ScratchDir dir;
   const std::string path = dir.file("ckpt.safetensors");

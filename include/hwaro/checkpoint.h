@@ -38,7 +38,8 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
 // `map_location`), then copied to the devices of the model's parameters and the optimiser's state
 // tensors follow their parameters, so a checkpoint saved on the GPU resumes a model on the CPU and
 // the other way round. A file that is not a hwaro checkpoint, or whose model does not match `model`
-// (strict load_state_dict), is an hw::Error naming the file.
+// (strict load_state_dict) or optimiser `optimizer`, is an hw::Error naming the file, and then
+// model, optimiser and scheduler are left as they were.
 CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, optim::Optimizer& optimizer,
                                optim::LRScheduler* scheduler, std::optional<Device> map_location = {});
 

@@ -107,11 +107,18 @@ CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, optim
   const std::uint64_t offset = parse_counter(metadata, "hwaro.generator.offset", path);
 
   const auto& tensors = file.tensors;
+  // All or nothing: each load_state_dict checks before it changes anything, and the model, which
+  // is loaded last, is the one whose refusal must undo the others (from snapshots taken here; the
+  // optimiser's load replaces its state tensors, so the snapshot's stay as they were).
+  const auto optimizer_before = optimizer.state_dict();
+  const auto scheduler_before = scheduler != nullptr ? scheduler->state_dict() : std::map<std::string, Tensor>{};
   try {
-    model.load_state_dict(take_prefixed(tensors, kModel), /*strict=*/true);
     optimizer.load_state_dict(take_prefixed(tensors, kOptimizer));
     if (scheduler != nullptr) scheduler->load_state_dict(take_prefixed(tensors, kScheduler));
+    model.load_state_dict(take_prefixed(tensors, kModel), /*strict=*/true);
   } catch (const Error& e) {
+    if (scheduler != nullptr) scheduler->load_state_dict(scheduler_before);  // sets the lr, which the next line restores
+    optimizer.load_state_dict(optimizer_before);
     throw Error(path + ": the checkpoint does not fit this model or optimiser: " + e.what());
   }
   Generator& generator = default_generator();
