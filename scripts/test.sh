@@ -7,14 +7,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+# No test takes a minute, even under a sanitizer; a hung one fails after 10 instead of using CI's
+# whole time (test_conv once ran until CI's limit; a thread-pool race made it crash under load).
+ctest_timeout=600
 
 scripts/setup.sh build
-ctest --test-dir build --output-on-failure --parallel "$jobs"
+ctest --test-dir build --timeout "$ctest_timeout" --output-on-failure --parallel "$jobs"
 
 scripts/setup.sh build-sanitize -DHWARO_CUDA=OFF -DHWARO_BUILD_BENCHMARKS=OFF -DCMAKE_BUILD_TYPE=Debug \
   -DHWARO_SANITIZE=address,undefined
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --test-dir build-sanitize --output-on-failure --parallel "$jobs"
+  ctest --test-dir build-sanitize --timeout "$ctest_timeout" --output-on-failure --parallel "$jobs"
 
 # The threaded parts (DataLoader workers and device prefetch, the pinned-memory cache, the CPU
 # thread pool, DataParallel's replica threads) again under ThreadSanitizer; only their tests
@@ -23,7 +26,7 @@ tsan_tests=(test_data_loader test_data_prefetcher test_pinned_copy_reuse test_ho
   test_cpu_backend)
 HWARO_BUILD_TARGETS="${tsan_tests[*]}" scripts/setup.sh build-tsan -DHWARO_CUDA=OFF -DHWARO_BUILD_BENCHMARKS=OFF \
   -DHWARO_BUILD_EXAMPLES=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWARO_SANITIZE=thread
-TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --output-on-failure \
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --timeout "$ctest_timeout" --output-on-failure \
   --parallel "$jobs" -R "^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
 
 tests/package/check-package.sh build

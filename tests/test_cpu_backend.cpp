@@ -1,10 +1,12 @@
 // The CPU backend's own machinery: the allocator (alignment, the large-block cache) and
-// the thread pool (coverage, exceptions, nesting, set_num_threads).
+// the thread pool (coverage, exceptions, nesting, set_num_threads and the jobs just after it).
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "cpu/cpu_allocator.h"
@@ -101,6 +103,27 @@ TEST(ThreadPool, NestedLoopsRunSeriallyInsideAChunk) {
     }
   });
   EXPECT_EQ(total.load(), 400);
+}
+
+// Workers started by set_num_threads join the pool's next job, not a stale one: a worker that
+// counted itself done for a job it never saw let parallel_for return while another chunk still
+// ran. Timing-dependent: before the fix it failed with two test_conv runs beside it on 2 cores
+// (which crashed, for the same reason), and passed alone.
+TEST(ThreadPool, ReturnsOnlyAfterEveryChunkOfTheJobAfterAResize) {
+  for (int round = 0; round < 300; ++round) {
+    hw::set_num_threads(1);
+    hw::set_num_threads(round % 2 == 0 ? 2 : 3);
+    for (int job = 0; job < 3; ++job) {
+      std::vector<std::atomic<int>> finished(8);
+      hw::cpu::parallel_for(0, 8, 1, [&](std::int64_t b, std::int64_t e) {
+        std::this_thread::sleep_for(std::chrono::microseconds(50));
+        for (std::int64_t i = b; i < e; ++i) finished[static_cast<std::size_t>(i)].store(1);
+      });
+      for (std::size_t i = 0; i < finished.size(); ++i)
+        ASSERT_EQ(finished[i].load(), 1) << "round " << round << ", job " << job << ", index " << i;
+    }
+  }
+  hw::set_num_threads(2);
 }
 
 TEST(ThreadPool, InvalidThreadCountIsAClearError) {

@@ -49,9 +49,13 @@ class ThreadPool {
   }
 
  private:
+  // Called by the constructor or with job_mutex_ held, so generation_ cannot move. A new worker
+  // begins at the current generation: one that began at 0 took the last job (long finished) for a
+  // new one, counted itself done in the next job's busy_workers_, and so let run() return while
+  // a chunk still ran (test_conv crashed under load after set_num_threads).
   void start(int threads) {
     stopping_ = false;
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, seen = generation_] { worker_loop(seen); });
   }
 
   void stop() {
@@ -64,9 +68,8 @@ class ThreadPool {
     workers_.clear();
   }
 
-  void worker_loop() {
+  void worker_loop(std::uint64_t seen) {
     in_parallel_region = true;
-    std::uint64_t seen = 0;
     for (;;) {
       {
         std::unique_lock lock(mutex_);
