@@ -7,8 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-# No test takes a minute, even under a sanitizer; a hung one fails after 10 instead of using CI's
-# whole time (test_conv once ran until CI's limit; a thread-pool race made it crash under load).
+# Each test takes seconds, under a sanitizer at most a few minutes; a hung one fails after 10 instead of CI's
+# using all its time (test_conv once ran until CI's limit; a thread-pool race made it crash under load).
 ctest_timeout=600
 
 scripts/setup.sh build
