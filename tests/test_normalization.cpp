@@ -135,6 +135,19 @@ TEST(BatchNormModule, BuffersTrainEvalAndDefaults) {
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { one->forward(hw::randn({1, 3})); }, "more than 1 value per channel"));
 }
 
+// A forward that is refused changes nothing: num_batches_tracked counts only the batches that
+// moved the running statistics.
+TEST(BatchNormModule, ARefusedForwardLeavesTheBuffersAsTheyWere) {
+  hw::nn::BatchNorm1d bn(3);
+  const auto one_sample = [&] { bn->forward(hw::randn({1, 3})); };
+  const auto integers = [&] { bn->forward(hw::ones({4, 3}, {.dtype = hw::kInt64})); };
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>(one_sample, "more than 1 value per channel"));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>(integers, "floating point"));
+  EXPECT_EQ(bn->num_batches_tracked.item<std::int64_t>(), 0);
+  EXPECT_TRUE(hw::equal(bn->running_mean, hw::zeros({3})));
+  EXPECT_TRUE(hw::equal(bn->running_var, hw::ones({3})));
+}
+
 TEST(LayerNorm, MatchesReferenceAndGradients) {
   const std::uint64_t seed = hw::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

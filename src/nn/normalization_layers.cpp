@@ -40,13 +40,15 @@ Tensor BatchNormImpl::forward(const Tensor& input) {
               " channels (dim 1) but the input of shape ", input.sizes(), " has ", input.size(1));
   check_input_device(input);
   const bool use_batch_stats = is_training() || !options.track_running_stats();
+  // Without tracking the running tensors are undefined and the batch's statistics are used.
+  Tensor out = functional::batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats,
+                                      options.momentum(), options.eps());
+  // Counted once batch_norm has accepted the input, so that a refused batch leaves every buffer as it was.
   if (is_training() && options.track_running_stats()) {
     NoGradGuard no_grad;
     num_batches_tracked.add_(1);
   }
-  // Without tracking the running tensors are undefined and the batch's statistics are used.
-  return functional::batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats, options.momentum(),
-                                options.eps());
+  return out;
 }
 
 std::string BatchNormImpl::extra_repr() const {
