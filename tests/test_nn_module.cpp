@@ -1,5 +1,6 @@
 // hw::nn::Module: registration, dotted names, modes, in-place moves that keep identity,
 // state dicts (strict errors), the printout, and the device error that names the parameter.
+#include <cmath>
 #include <functional>
 #include <sstream>
 
@@ -188,6 +189,20 @@ TEST(Module, DropoutScalesWhileTrainingAndIsIdentityInEval) {
   EXPECT_NEAR(static_cast<double>(kept) / 100000.0, 0.75, 0.01);
   drop->eval();
   EXPECT_TRUE(equal(drop->forward(x), x));
+}
+
+// The keep probability is 1 - p in the reduced-precision dtypes too, also for p near 1, where a
+// draw on bfloat16's or half's coarse grid of [0, 1) would keep too few elements (or none).
+TEST(Module, DropoutKeepsOneMinusPInReducedPrecision) {
+  const std::int64_t n = std::int64_t{1} << 21;
+  for (const auto& [dtype, p] : {std::pair{kBFloat16, 0.99}, std::pair{kFloat16, 0.9999}}) {
+    SCOPED_TRACE(dtype_name(dtype));
+    const std::vector<double> y = values_of(nn::functional::dropout(ones({n}, {.dtype = dtype}), p, true));
+    double kept = 0;
+    for (double v : y) kept += v != 0.0;
+    const double expected = (1.0 - p) * static_cast<double>(n);
+    EXPECT_NEAR(kept, expected, 6 * std::sqrt(expected));
+  }
 }
 
 TEST(Module, SequentialAppliesInOrderAndBackpropagates) {

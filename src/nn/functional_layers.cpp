@@ -23,7 +23,10 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   HWARO_CHECK(p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ", p);
   if (!training || p == 0.0) return x;
   if (p == 1.0) return x * 0;
-  const Tensor keep = rand(x.sizes(), {.dtype = x.dtype(), .device = x.device()}) >= p;
+  // Drawn in float32 for half and bfloat16: their uniform draws lie on a grid of 2^-11 or 2^-8,
+  // which would keep a fraction other than 1 - p (none at all for p close to 1).
+  const bool reduced = x.dtype() == kFloat16 || x.dtype() == kBFloat16;
+  const Tensor keep = rand(x.sizes(), {.dtype = reduced ? kFloat32 : x.dtype(), .device = x.device()}) >= p;
   return x * keep.to(x.dtype()) * (1.0 / (1.0 - p));
 }
 
