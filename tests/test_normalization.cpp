@@ -148,6 +148,40 @@ TEST(BatchNormModule, ARefusedForwardLeavesTheBuffersAsTheyWere) {
   EXPECT_TRUE(hw::equal(bn->running_var, hw::ones({3})));
 }
 
+// PyTorch's momentum=None: the running statistics are the plain average of every batch's mean
+// and unbiased variance (factor 1 / num_batches_tracked), the initial zeros and ones forgotten.
+TEST(BatchNormModule, MomentumNoneIsACumulativeAverage) {
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  hw::nn::BatchNorm1d bn(hw::nn::BatchNormOptions(3).momentum(std::nullopt));
+  EXPECT_NE(bn->str().find("momentum=None"), std::string::npos) << bn->str();
+  bn->to(hw::kFloat64);
+  const std::int64_t n = 5, c = 3, batches = 4;
+  std::vector<double> mean_sum(c, 0.0), var_sum(c, 0.0);
+  for (int k = 0; k < batches; ++k) {
+    const Tensor x = hw::test::random_tensor({n, c}, hw::kFloat64, rng, -1, 3);
+    bn->forward(x);
+    const ChannelStats s = channel_stats(hw::test::values_of(x), n, c, 1);
+    for (std::int64_t ch = 0; ch < c; ++ch) {
+      mean_sum[ch] += s.mean[ch];
+      var_sum[ch] += s.var[ch] * static_cast<double>(n) / static_cast<double>(n - 1);
+    }
+  }
+  std::vector<double> mean_avg, var_avg;
+  for (std::int64_t ch = 0; ch < c; ++ch) {
+    mean_avg.push_back(mean_sum[ch] / batches);
+    var_avg.push_back(var_sum[ch] / batches);
+  }
+  EXPECT_EQ(bn->num_batches_tracked.item<std::int64_t>(), batches);
+  EXPECT_TRUE(hw::test::all_close(hw::test::values_of(bn->running_mean), mean_avg, 1e-12, 1e-12));
+  EXPECT_TRUE(hw::test::all_close(hw::test::values_of(bn->running_var), var_avg, 1e-12, 1e-12));
+  // A clone keeps the option.
+  auto copy = std::dynamic_pointer_cast<hw::nn::BatchNorm1dImpl>(bn->clone_module());
+  ASSERT_NE(copy, nullptr);
+  EXPECT_FALSE(copy->options.momentum().has_value());
+}
+
 TEST(LayerNorm, MatchesReferenceAndGradients) {
   const std::uint64_t seed = hw::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -40,9 +40,14 @@ Tensor BatchNormImpl::forward(const Tensor& input) {
               " channels (dim 1) but the input of shape ", input.sizes(), " has ", input.size(1));
   check_input_device(input);
   const bool use_batch_stats = is_training() || !options.track_running_stats();
+  double momentum = options.momentum().value_or(0.0);
+  if (!options.momentum().has_value() && is_training() && options.track_running_stats()) {
+    // momentum=None: this batch weighs 1 / (batches so far, this one included), an equal average.
+    momentum = 1.0 / static_cast<double>(num_batches_tracked.item<std::int64_t>() + 1);
+  }
   // Without tracking the running tensors are undefined and the batch's statistics are used.
-  Tensor out = functional::batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats,
-                                      options.momentum(), options.eps());
+  Tensor out =
+      functional::batch_norm(input, running_mean, running_var, weight, bias, use_batch_stats, momentum, options.eps());
   // Counted once batch_norm has accepted the input, so that a refused batch leaves every buffer as it was.
   if (is_training() && options.track_running_stats()) {
     NoGradGuard no_grad;
@@ -53,8 +58,13 @@ Tensor BatchNormImpl::forward(const Tensor& input) {
 
 std::string BatchNormImpl::extra_repr() const {
   std::ostringstream s;
-  s << options.num_features() << ", eps=" << options.eps() << ", momentum=" << options.momentum()
-    << ", affine=" << (options.affine() ? "true" : "false")
+  s << options.num_features() << ", eps=" << options.eps() << ", momentum=";
+  if (options.momentum().has_value()) {
+    s << *options.momentum();
+  } else {
+    s << "None";  // the cumulative average, as PyTorch prints it
+  }
+  s << ", affine=" << (options.affine() ? "true" : "false")
     << ", track_running_stats=" << (options.track_running_stats() ? "true" : "false");
   return s.str();
 }

@@ -14,7 +14,9 @@ struct BatchNormOptions {
   BatchNormOptions(std::int64_t num_features) : num_features_(num_features) {}  // NOLINT
   HWARO_ARG(std::int64_t, num_features);
   HWARO_ARG(double, eps) = 1e-5;
-  HWARO_ARG(double, momentum) = 0.1;
+  // std::nullopt is PyTorch's momentum=None: the running statistics are the cumulative average of
+  // every batch's (factor 1 / num_batches_tracked).
+  HWARO_ARG(std::optional<double>, momentum) = 0.1;
   HWARO_ARG(bool, affine) = true;               // weight (ones) and bias (zeros) as parameters
   HWARO_ARG(bool, track_running_stats) = true;  // running_mean, running_var, num_batches_tracked as buffers
 };
