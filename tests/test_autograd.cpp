@@ -132,6 +132,47 @@ TEST(Autograd, RetainGradKeepsANonLeafGradient) {
   EXPECT_EQ(grad_of(x), (std::vector<double>{18, 36}));
 }
 
+// A .grad the user set to a broadcast view (several elements on one memory location) cannot take
+// an in-place add; accumulating into it must still give the sum, not a write-after-write race.
+TEST(Autograd, AccumulatingIntoABroadcastGradGivesTheSum) {
+  std::mt19937_64 rng(fresh_seed());
+  Tensor x = random_tensor({4, 3}, kFloat64, rng).set_requires_grad(true);
+  const Tensor start = random_tensor({3}, kFloat64, rng);
+  const Tensor w = random_tensor({4, 3}, kFloat64, rng);
+  x.mutable_grad() = start.clone().expand({4, 3});
+  (x * w).sum().backward();
+  std::vector<double> expected = values_of(w);
+  const std::vector<double> s = values_of(start);
+  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += s[i % 3];
+  EXPECT_TRUE(all_close(grad_of(x), expected, 1e-12, 1e-12));
+}
+
+// A non-contiguous .grad (a transposed buffer) is accumulated into in place, element by element.
+TEST(Autograd, AccumulatingIntoATransposedGradKeepsItsLayout) {
+  std::mt19937_64 rng(fresh_seed());
+  Tensor x = random_tensor({2, 3}, kFloat64, rng).set_requires_grad(true);
+  const Tensor w = random_tensor({2, 3}, kFloat64, rng);
+  const Tensor buffer = random_tensor({3, 2}, kFloat64, rng);
+  x.mutable_grad() = buffer.t();
+  const std::vector<double> before = values_of(buffer.t());
+  (x * w).sum().backward();
+  std::vector<double> expected = values_of(w);
+  for (std::size_t i = 0; i < expected.size(); ++i) expected[i] += before[i];
+  EXPECT_TRUE(all_close(grad_of(x), expected, 1e-12, 1e-12));
+  EXPECT_TRUE(x.grad().is_alias_of(buffer));
+}
+
+// The gradient given to backward is copied into .grad, not aliased: changing it later leaves .grad be.
+TEST(Autograd, GradDoesNotAliasTheGradientGivenToBackward) {
+  std::mt19937_64 rng(fresh_seed());
+  Tensor x = random_tensor({3}, kFloat64, rng).set_requires_grad(true);
+  Tensor g = random_tensor({3}, kFloat64, rng);
+  const std::vector<double> expected = values_of(g);
+  x.view({3}).backward(g);
+  g.mul_(5);
+  EXPECT_TRUE(all_close(grad_of(x), expected, 0, 0));
+}
+
 TEST(Autograd, GradientsComeBackInTheInputsDtype) {
   Tensor x = randn({4}, {.dtype = kFloat64}).set_requires_grad(true);
   (x.to(kFloat32) * 2).sum().backward();
