@@ -1,5 +1,6 @@
 // Every differentiable op's gradient against finite differences in float64, on fresh random
 // inputs, with broadcast and non-contiguous operands where the op takes them.
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -142,6 +143,22 @@ TEST(ProdGradient, AtZerosIsTheProductOfTheOthers) {
   EXPECT_EQ(values_of(y.grad()), std::vector<double>(9, 0.0));
   const auto r = autograd::gradcheck([](auto& v) { return v[0].prod(1); }, {x.detach().clone().set_requires_grad(true)});
   EXPECT_TRUE(r.ok) << r.message;
+}
+
+// d/da a^b is b a^(b-1), and 0 where b == 0 (a^0 is constant), as PyTorch's: also at a == 0,
+// where b * a^(b-1) would be 0 * inf = NaN.
+TEST(PowGradient, IsZeroWhereTheExponentIsZero) {
+  std::mt19937_64 rng(fresh_seed());
+  Tensor a = random_tensor({12}, kFloat64, rng, 0.5, 2.0);
+  Tensor b = random_tensor({12}, kFloat64, rng, 1.0, 2.0);
+  for (std::int64_t i : {0, 1, 5}) a.select(0, i).fill_(0.0);
+  for (std::int64_t i : {0, 2, 5, 7}) b.select(0, i).fill_(0.0);
+  a.set_requires_grad(true);
+  a.pow(b).sum().backward();
+  const std::vector<double> av = values_of(a), bv = values_of(b);
+  std::vector<double> expected;
+  for (std::size_t i = 0; i < av.size(); ++i) expected.push_back(bv[i] == 0 ? 0.0 : bv[i] * std::pow(av[i], bv[i] - 1));
+  EXPECT_TRUE(all_close(values_of(a.grad()), expected, 1e-12, 1e-12));
 }
 
 TEST(GradcheckItself, RejectsAWrongGradient) {

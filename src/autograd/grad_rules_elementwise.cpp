@@ -75,7 +75,9 @@ std::pair<Tensor, Tensor> binary_grads(const SavedCall& c, const Tensor& g) {
     case OpId::Div: return {c.needs_grad[0] ? g / b : Tensor(), c.needs_grad[1] ? -g * c.output / b : Tensor()};
     case OpId::Pow: {
       Tensor ga, gb;
-      if (c.needs_grad[0]) ga = g * b * a.pow(b - 1);
+      // d/da a^b = b a^(b-1), taken as 0 where b == 0 (a^0 is constant; at a == 0 the formula
+      // gives 0 * inf = NaN), as PyTorch.
+      if (c.needs_grad[0]) ga = (g * b * a.pow(b - 1)).masked_fill(b == 0, 0);
       // d/db a^b = a^b log a; taken as 0 where a == 0 and b >= 0 (the limit), as PyTorch.
       if (c.needs_grad[1]) gb = (g * c.output * a.log()).masked_fill((a == 0) && (b >= 0), 0);
       return {ga, gb};
