@@ -177,6 +177,18 @@ TEST(Module, RegistrationErrors) {
   EXPECT_TRUE(throws_with<Error>([&] { empty->forward(zeros({1})); }, "empty"));
 }
 
+// register_parameter's requires_grad is what the parameter ends with, as LibTorch's: false turns
+// off a tensor that required gradients (a frozen parameter), and an optimiser then skips it.
+TEST(Module, RegisterParameterWithoutGradFreezesIt) {
+  struct Frozen : nn::Module {
+    Frozen() { w = register_parameter("w", ones({2}).set_requires_grad(true), /*requires_grad=*/false); }
+    Tensor w;
+  };
+  Frozen frozen;
+  EXPECT_FALSE(frozen.w.requires_grad());
+  EXPECT_FALSE(frozen.named_parameters()[0].second.requires_grad());
+}
+
 TEST(Module, DropoutScalesWhileTrainingAndIsIdentityInEval) {
   nn::Dropout drop(0.25);
   const Tensor x = ones({100000});

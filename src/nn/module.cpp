@@ -49,7 +49,9 @@ Tensor& Module::register_parameter(const std::string& name, Tensor tensor, bool 
   HWARO_CHECK(tensor.defined(), "register_parameter: '", name, "' is an undefined tensor");
   HWARO_CHECK(tensor.is_leaf(), "register_parameter: '", name, "' was computed from other tensors (it has a ",
               "grad_fn); a parameter must be a leaf: pass t.detach()");
-  if (requires_grad && tensor.is_floating_point()) tensor.set_requires_grad(true);
+  // requires_grad is what the parameter ends with (false freezes a tensor that required gradients);
+  // an integer parameter cannot require them and is kept as it is.
+  if (tensor.is_floating_point() || !requires_grad) tensor.set_requires_grad(requires_grad);
   detail::ConstructionWatch::note_registered(tensor);
   parameters_.emplace_back(name, std::move(tensor));
   return parameters_.back().second;
