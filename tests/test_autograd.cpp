@@ -114,6 +114,34 @@ TEST(Autograd, ChangingASavedTensorInPlaceIsCaughtAtBackward) {
   EXPECT_TRUE(throws_with<Error>([&] { y.backward(); }, "modified by an in-place operation"));
 }
 
+// Only tensors whose values the backward reads are checked, as PyTorch's saved variables: an
+// operand of an addition, a weight changed by an optimiser step when only its view or its factor's
+// gradient is needed, the input of exp (whose gradient reads the result) may change in place.
+TEST(Autograd, ChangingATensorTheBackwardDoesNotReadIsAllowed) {
+  std::mt19937_64 rng(fresh_seed());
+  Tensor w = random_tensor({2, 3}, kFloat64, rng).set_requires_grad(true);
+  Tensor c = random_tensor({3, 2}, kFloat64, rng);
+  Tensor d = random_tensor({3}, kFloat64, rng);
+  const std::vector<double> ct = values_of(c.t());
+  const std::vector<double> exp_w = values_of(w.exp());
+  Tensor sum_loss = (w + d).sum();      // AddBackward reads neither operand
+  Tensor mul_loss = (c * w.t()).sum();  // w's gradient reads c only; w is reached through a view
+  Tensor exp_loss = w.exp().sum();      // ExpBackward reads the result
+  d.add_(1);
+  {
+    NoGradGuard no_grad;  // an optimiser's step between forward and backward
+    w.sub_(0.5);
+  }
+  autograd::backward({sum_loss, mul_loss, exp_loss});
+  std::vector<double> expected;
+  for (std::size_t i = 0; i < ct.size(); ++i) expected.push_back(1 + ct[i] + exp_w[i]);
+  EXPECT_TRUE(all_close(grad_of(w), expected, 1e-12, 1e-12));
+  // What a backward reads is still checked: c is mul's saved factor for w's gradient.
+  Tensor again = (c * w.t()).sum();
+  c.mul_(2);
+  EXPECT_TRUE(throws_with<Error>([&] { again.backward(); }, "MulBackward"));
+}
+
 TEST(Autograd, InPlaceOnAGraphTensorIsRefused) {
   Tensor w = randn({3}).set_requires_grad(true);
   Tensor y = w * 2;

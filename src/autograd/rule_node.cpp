@@ -42,6 +42,64 @@ const char* kind_name(ops::GradOp kind) {
   return "Unknown";
 }
 
+// Whether the rule of c reads the values of input i, or of the output (else it uses at most their
+// sizes, dtype and device). Only what is read is checked against in-place changes, as PyTorch
+// checks only the tensors a node saves: changing an operand of an addition, or a weight that is
+// only viewed, between forward and backward is allowed there. Must match the rules in
+// grad_rules_*.cpp; when in doubt, answer true.
+bool reads_input(const SavedCall& c, std::size_t i) {
+  using K = ops::GradOp;
+  const auto other_needs_grad = [&](std::size_t j) { return c.needs_grad[j]; };
+  switch (c.kind) {
+    case K::Unary:  // exp, sqrt, rsqrt, tanh, sigmoid and relu read only the result
+      return c.op != OpId::Neg && c.op != OpId::Exp && c.op != OpId::Sqrt && c.op != OpId::Rsqrt &&
+             c.op != OpId::Tanh && c.op != OpId::Sigmoid && c.op != OpId::Relu;
+    case K::Binary:
+      switch (c.op) {
+        case OpId::Add:
+        case OpId::Sub:
+          return false;
+        case OpId::Mul:
+          return other_needs_grad(1 - i);  // d(ab)/da = b
+        case OpId::Div:
+          return i == 1;  // g / b and -g * out / b
+        default:
+          return true;  // Pow, Maximum, Minimum
+      }
+    case K::Prod:
+    case K::Extremum:
+      return true;
+    case K::Mm:
+    case K::Bmm:
+      return other_needs_grad(1 - i);
+    case K::Addmm:
+      return i > 0 && other_needs_grad(3 - i);  // inputs self, a, b: a for b's, b for a's
+    case K::Conv2d:
+      // The weight for x's gradient; x for the weight's and the bias's.
+      if (i == 0) return c.needs_grad[1] || (c.inputs.size() == 3 && c.needs_grad[2]);
+      return i == 1 && c.needs_grad[0];
+    default:
+      return false;  // sums, softmaxes, views, cat, conversions, indexing, windows: sizes only
+  }
+}
+
+bool reads_output(const SavedCall& c) {
+  using K = ops::GradOp;
+  switch (c.kind) {
+    case K::Unary:  // neg, abs, log, silu, clamp and pow(x, p) read only the input
+      return c.op != OpId::Neg && c.op != OpId::Abs && c.op != OpId::Log && c.op != OpId::Silu && c.op != OpId::Clamp &&
+             c.op != OpId::PowScalar;
+    case K::Binary:
+      return (c.op == OpId::Div || c.op == OpId::Pow) && c.needs_grad[1];
+    case K::Extremum:
+    case K::Softmax:
+    case K::LogSoftmax:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace
 
 RuleNode::RuleNode(ops::GradCall&& call, const Tensor& output)
@@ -66,9 +124,9 @@ std::string RuleNode::name() const {
 
 void RuleNode::check_versions() const {
   std::size_t k = 0;
-  auto check = [&](const Tensor& t, const char* role, std::size_t index) {
+  auto check = [&](const Tensor& t, const char* role, std::size_t index, bool read) {
     const std::uint32_t expected = versions_[k++];
-    if (!t.defined() || t.version() == expected) return;
+    if (!read || !t.defined() || t.version() == expected) return;
     std::ostringstream what;
     what << "one of the tensors needed for gradient computation has been modified by an in-place operation: ["
          << t.dtype() << " " << t.sizes() << "] on " << t.device() << ", which is " << role << " " << index << " of "
@@ -76,9 +134,9 @@ void RuleNode::check_versions() const {
          << " instead. Use out-of-place ops (or clone()) for tensors the backward still needs";
     HWARO_CHECK(false, what.str());
   };
-  for (std::size_t i = 0; i < call_.inputs.size(); ++i) check(call_.inputs[i], "input", i);
-  for (std::size_t i = 0; i < call_.saved.size(); ++i) check(call_.saved[i], "saved tensor", i);
-  check(call_.output, "output", 0);
+  for (std::size_t i = 0; i < call_.inputs.size(); ++i) check(call_.inputs[i], "input", i, reads_input(call_, i));
+  for (std::size_t i = 0; i < call_.saved.size(); ++i) check(call_.saved[i], "saved tensor", i, true);
+  check(call_.output, "output", 0, reads_output(call_));
 }
 
 std::vector<Tensor> RuleNode::apply(const Tensor& grad_output) {
