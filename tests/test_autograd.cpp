@@ -51,6 +51,27 @@ TEST(Autograd, NonScalarBackwardNeedsAGradient) {
   EXPECT_EQ(values_of(x.grad()), (std::vector<double>{2, 20, 200}));
 }
 
+// backward's gradient in another floating dtype is converted to the tensor's, as PyTorch's engine
+// does (mm's backward refused the mix before); an integer or bool gradient is refused by name.
+TEST(Autograd, BackwardsGradientIsConvertedToTheTensorsDtype) {
+  std::mt19937_64 rng(fresh_seed());
+  Tensor x = random_tensor({2, 3}, kFloat32, rng).set_requires_grad(true);
+  const Tensor w = random_tensor({3, 2}, kFloat32, rng);
+  const Tensor g = random_tensor({2, 2}, kFloat64, rng);
+  mm(x, w).backward(g);
+  EXPECT_EQ(x.grad().dtype(), kFloat32);
+  std::vector<double> expected(6, 0.0);
+  const std::vector<double> gv = values_of(g), wv = values_of(w);
+  for (int i = 0; i < 2; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      for (int j = 0; j < 2; ++j) expected[i * 3 + k] += gv[i * 2 + j] * wv[k * 2 + j];
+    }
+  }
+  EXPECT_TRUE(all_close(grad_of(x), expected, 1e-5, 1e-5));
+  EXPECT_TRUE(throws_with<Error>([&] { mm(x, w).backward(ones({2, 2}, {.dtype = kInt64})); }, "floating point"));
+  EXPECT_TRUE(throws_with<Error>([&] { mm(x, w).backward(ones({2, 2}, {.dtype = kBool})); }, "floating point"));
+}
+
 TEST(Autograd, SecondBackwardNeedsRetainGraph) {
   Tensor x = randn({3}).set_requires_grad(true);
   Tensor y = (x * x).sum();

@@ -119,6 +119,11 @@ void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& gra
                 t.sizes());
     HWARO_CHECK(g.device() == t.device(), "backward: the gradient is on ", g.device(), " but the tensor is on ",
                 t.device());
+    HWARO_CHECK(is_floating_point(g.dtype()), "backward: the gradient must have a floating point dtype, like the ",
+                "tensor's (", t.dtype(), "), but it is ", g.dtype());
+    // The rules compute in the dtype of the gradient they get; another float dtype is converted, as
+    // PyTorch's engine does, so that they do not mix dtypes (mm refuses that).
+    if (g.dtype() != t.dtype()) g = g.to(t.dtype());
     const Edge edge = gradient_edge(t);
     keep_alive.push_back(edge.node);
     add_into(pending[edge.node.get()], g, current_stream_of(g.device()), streams);
