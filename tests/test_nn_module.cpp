@@ -177,6 +177,32 @@ TEST(Module, RegistrationErrors) {
   EXPECT_TRUE(throws_with<Error>([&] { empty->forward(zeros({1})); }, "empty"));
 }
 
+// A tensor registered twice (tied weights) is listed once by named_parameters() and
+// named_buffers(), under its first name, as PyTorch's (remove_duplicate=True): what walks them
+// (DistributedDataParallel's buckets, an optimiser built from them) must not see it twice. The
+// state dict keeps both names, as PyTorch's.
+TEST(Module, TiedTensorsAreListedOnceButSavedUnderEveryName) {
+  struct TiedImpl : nn::Module {
+    TiedImpl() {
+      embed = register_module("embed", nn::Embedding(5, 3));
+      register_parameter("out_weight", embed->weight);
+      const Tensor count = register_buffer("count", zeros({1}));
+      register_buffer("count_again", count);
+    }
+    nn::Embedding embed{nullptr};
+  };
+  TiedImpl tied;
+  EXPECT_EQ(names_of(tied.named_parameters()), std::vector<std::string>{"out_weight"});
+  EXPECT_EQ(tied.parameters().size(), 1u);
+  EXPECT_EQ(names_of(tied.named_buffers()), std::vector<std::string>{"count"});
+  EXPECT_EQ(tied.buffers().size(), 1u);
+  const nn::StateDict state = tied.state_dict();
+  EXPECT_EQ(state.size(), 4u);
+  EXPECT_EQ(state.count("embed.weight"), 1u);
+  EXPECT_EQ(state.count("count_again"), 1u);
+  tied.load_state_dict(state);  // strict: both names are expected
+}
+
 // register_parameter's requires_grad is what the parameter ends with, as LibTorch's: false turns
 // off a tensor that required gradients (a frozen parameter), and an optimiser then skips it.
 TEST(Module, RegisterParameterWithoutGradFreezesIt) {

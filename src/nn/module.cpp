@@ -83,24 +83,32 @@ void Module::collect(const std::string& prefix, bool recurse, bool buffers,
   for (const auto& [n, child] : children_) child->collect(prefix + n + ".", true, buffers, out);
 }
 
+namespace {
+// A tensor registered under several names (tied weights) is kept under its first one only, as
+// PyTorch's named_parameters()/named_buffers() (remove_duplicate=True).
+std::vector<std::pair<std::string, Tensor>> without_duplicates(std::vector<std::pair<std::string, Tensor>> named) {
+  std::set<const TensorImpl*> seen;
+  std::erase_if(named,
+                [&](const auto& entry) { return entry.second.defined() && !seen.insert(entry.second.impl()).second; });
+  return named;
+}
+}  // namespace
+
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) const {
   std::vector<std::pair<std::string, Tensor>> out;
   collect("", recurse, false, out);
-  return out;
+  return without_duplicates(std::move(out));
 }
 
 std::vector<std::pair<std::string, Tensor>> Module::named_buffers(bool recurse) const {
   std::vector<std::pair<std::string, Tensor>> out;
   collect("", recurse, true, out);
-  return out;
+  return without_duplicates(std::move(out));
 }
 
 std::vector<Tensor> Module::parameters(bool recurse) const {
   std::vector<Tensor> out;
-  std::set<const TensorImpl*> seen;  // a parameter shared by two modules is listed once
-  for (auto& [_, t] : named_parameters(recurse)) {
-    if (seen.insert(t.impl()).second) out.push_back(t);
-  }
+  for (auto& [_, t] : named_parameters(recurse)) out.push_back(t);
   return out;
 }
 
@@ -198,18 +206,24 @@ void Module::check_input_device(const Tensor& input) const {
   for (const auto& [name, t] : buffers_) check(name, t);
 }
 
+// The state dict names a tied tensor under every name it was registered with, as PyTorch's.
 StateDict Module::state_dict() const {
+  std::vector<std::pair<std::string, Tensor>> params, buffers;
+  collect("", true, false, params);
+  collect("", true, true, buffers);
   StateDict out;
-  for (auto& [n, t] : named_parameters()) out[n] = t.detach();
-  for (auto& [n, t] : named_buffers()) {
+  for (auto& [n, t] : params) out[n] = t.detach();
+  for (auto& [n, t] : buffers) {
     if (t.defined()) out[n] = t.detach();
   }
   return out;
 }
 
 void Module::load_state_dict(const StateDict& state, bool strict) {
-  std::vector<std::pair<std::string, Tensor>> own = named_parameters();
-  for (auto& entry : named_buffers()) {
+  std::vector<std::pair<std::string, Tensor>> own, buffers;
+  collect("", true, false, own);
+  collect("", true, true, buffers);
+  for (auto& entry : buffers) {
     if (entry.second.defined()) own.push_back(std::move(entry));
   }
   std::vector<std::string> missing, unexpected, mismatched;

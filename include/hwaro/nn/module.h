@@ -78,6 +78,8 @@ class Module : public std::enable_shared_from_this<Module> {
   }
 
   // ---- what it holds ----
+  // A tensor registered under several names (tied weights) is listed once, under its first name,
+  // as PyTorch's remove_duplicate=True; state_dict() keeps every name.
   std::vector<Tensor> parameters(bool recurse = true) const;
   std::vector<std::pair<std::string, Tensor>> named_parameters(bool recurse = true) const;
   std::vector<Tensor> buffers(bool recurse = true) const;
