@@ -149,6 +149,16 @@ TEST(Module, StrictLoadListsMissingUnexpectedAndMismatchedKeys) {
   EXPECT_TRUE(throws_with<Error>([&] { net->load_state_dict(state, false); }, "head.weight: checkpoint [9, 9]"));
 }
 
+// An undefined tensor in the checkpoint is named in the error, and nothing is loaded.
+TEST(Module, LoadNamesAnUndefinedCheckpointTensor) {
+  Net net;
+  nn::StateDict state = Net()->state_dict();
+  state["head.weight"] = Tensor();
+  const Tensor before = net->encoder->fc1->weight.clone();
+  EXPECT_TRUE(throws_with<Error>([&] { net->load_state_dict(state); }, "head.weight: checkpoint undefined"));
+  EXPECT_TRUE(equal(net->encoder->fc1->weight, before));
+}
+
 TEST(Module, PrintsTheTree) {
   auto model = nn::Sequential(nn::Linear(784, 128), nn::ReLU(), nn::Linear(128, 10));
   EXPECT_EQ(model->str(),

@@ -233,9 +233,15 @@ void Module::load_state_dict(const StateDict& state, bool strict) {
     auto it = state.find(n);
     if (it == state.end()) {
       missing.push_back(n);
-    } else if (it->second.sizes() != t.sizes()) {
+    } else if (!it->second.defined() || it->second.sizes() != t.sizes()) {
       std::ostringstream m;
-      m << n << ": checkpoint " << it->second.sizes() << ", model " << t.sizes();
+      m << n << ": checkpoint ";
+      if (it->second.defined()) {
+        m << it->second.sizes();
+      } else {
+        m << "undefined";
+      }
+      m << ", model " << t.sizes();
       mismatched.push_back(m.str());
     }
   }
