@@ -213,6 +213,17 @@ TEST(Module, TiedTensorsAreListedOnceButSavedUnderEveryName) {
   tied.load_state_dict(state);  // strict: both names are expected
 }
 
+// modules() of a module that no shared_ptr holds (one on the stack) is a clear hw::Error, not
+// std::bad_weak_ptr.
+TEST(Module, ModulesOfAModuleOutsideASharedPtrIsAClearError) {
+  struct Plain : nn::Module {
+    Plain() { register_module("fc", nn::Linear(2, 2)); }
+  };
+  Plain plain;
+  EXPECT_TRUE(throws_with<Error>([&] { plain.modules(); }, "std::make_shared"));
+  EXPECT_EQ(std::make_shared<Plain>()->modules().size(), 2u);
+}
+
 // register_parameter's requires_grad is what the parameter ends with, as LibTorch's: false turns
 // off a tensor that required gradients (a frozen parameter), and an optimiser then skips it.
 TEST(Module, RegisterParameterWithoutGradFreezesIt) {

@@ -127,7 +127,11 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
 std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_children() const { return children_; }
 
 std::vector<std::shared_ptr<Module>> Module::modules() {
-  std::vector<std::shared_ptr<Module>> out{shared_from_this()};
+  std::shared_ptr<Module> self = weak_from_this().lock();
+  HWARO_CHECK(self != nullptr, "modules(): this ", name(), " is not held by a std::shared_ptr, so it cannot be ",
+              "listed as one; build it with std::make_shared<", name(), ">() or its holder (hw::nn::", name(),
+              "(...)), or use children() or apply()");
+  std::vector<std::shared_ptr<Module>> out{std::move(self)};
   for (const auto& [_, child] : children_) {
     for (auto& m : child->modules()) out.push_back(std::move(m));
   }
