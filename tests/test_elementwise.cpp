@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <utility>
 
 #include "support/test_support.h"
 
@@ -411,6 +412,38 @@ TEST(Binary, InPlaceAliasing) {
   Tensor sq = hw::arange(4, {.dtype = hw::kFloat32}).reshape({2, 2});
   sq.add_(sq.t());  // reads the transpose of what it writes: must see the values before the op
   EXPECT_EQ(sq.to_vector<float>(), (std::vector<float>{0, 3, 3, 6}));
+}
+
+// Writing into an expanded tensor (stride 0) would land every element's result on one memory
+// location, so add_ gave each element the sum of all the writes; it is refused, as PyTorch does,
+// before anything is written. fill_ and masked_fill_ write one value and stay allowed.
+TEST(InPlace, AnExpandedTargetIsRefusedAndLeftUnchanged) {
+  const Tensor base = hw::tensor({1.f, 2.f, 3.f});
+  const std::vector<std::pair<const char*, std::function<void(Tensor&)>>> writes = {
+      {"add_", [](Tensor& t) { t.add_(hw::ones({4, 3})); }},
+      {"mul_", [](Tensor& t) { t.mul_(2.0); }},
+      {"exp_", [](Tensor& t) { t.exp_(); }},
+      {"relu_", [](Tensor& t) { t.relu_(); }},
+      {"copy_", [](Tensor& t) { t.copy_(hw::arange(12, {.dtype = hw::kFloat32}).reshape({4, 3})); }},
+      {"scatter_add_",
+       [](Tensor& t) { t.scatter_add_(0, hw::zeros({1, 3}, {.dtype = hw::kInt64}), hw::ones({1, 3})); }},
+  };
+  for (const auto& [name, write] : writes) {
+    SCOPED_TRACE(name);
+    Tensor storage = base.clone();
+    Tensor expanded = storage.expand({4, 3});
+    EXPECT_TRUE(hw::test::throws_with<hw::Error>(
+        [&] { write(expanded); },
+        std::string(name) + ": more than one element of the written-to tensor refers to a single memory location"));
+    EXPECT_EQ(storage.to_vector<float>(), (std::vector<float>{1, 2, 3}));
+  }
+  // A size-1 dimension's stride is never stepped, so stride 0 there is no overlap.
+  Tensor one_row = base.clone().expand({1, 3});
+  one_row.add_(1.0);
+  EXPECT_EQ(one_row.to_vector<float>(), (std::vector<float>{2, 3, 4}));
+  Tensor filled = base.clone();
+  filled.expand({4, 3}).fill_(7.0);
+  EXPECT_EQ(filled.to_vector<float>(), (std::vector<float>{7, 7, 7}));
 }
 
 TEST(Binary, Errors) {

@@ -82,6 +82,7 @@ bool same_layout(const Tensor& a, const Tensor& b) {
 Tensor& binary_(OpId op, const char* name, Tensor& self, const Tensor& other, DType compute, KernelArgs& params) {
   check_same_device(name, {{"self", self}, {"other", other}});
   check_inplace_grad(name, self, &other);
+  check_no_internal_overlap(name, self);
   check_inplace_dtype(name, self, compute);
   const DimVector shape = broadcast_shapes(self.sizes(), other.sizes(), name);
   HWARO_CHECK(shape.ref() == self.sizes(), name, ": output with shape ", self.sizes(),
@@ -125,6 +126,7 @@ Tensor unary(OpId op, const char* name, const Tensor& x, DType compute, DType ou
 Tensor& unary_(OpId op, const char* name, Tensor& self, DType compute, KernelArgs& params) {
   check_defined(name, {{"self", self}});
   check_inplace_grad(name, self);
+  check_no_internal_overlap(name, self);
   check_inplace_dtype(name, self, compute);
   if (compute != self.dtype()) {
     self.copy_(unary(op, name, self, compute, compute, params));

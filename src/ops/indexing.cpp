@@ -84,6 +84,7 @@ Tensor& scatter_in_place(OpId id, const char* op, Tensor& self, std::int64_t dim
                          const Tensor& src) {
   const std::int64_t d = check_scatter(id, op, self, dim, index, src);
   ops::check_inplace_grad(op, self, &src);
+  ops::check_no_internal_overlap(op, self);
   launch_scatter(id, self, d, index, src);
   ops::bump_version(self);
   return self;

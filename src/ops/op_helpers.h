@@ -47,6 +47,12 @@ bool has_kernel(OpId op, DType dtype, Device device);
 // stored in self (PyTorch: "result type Float can't be cast to the desired output type Long").
 void check_inplace_dtype(const char* op, const Tensor& self, DType result_dtype);
 
+// An in-place op's target must not have elements that share memory (a dimension of size > 1
+// with stride 0, as expand() makes): each write would land on the others, and the op's result
+// would depend on the order of the writes (PyTorch refuses these too; fill_ and masked_fill_,
+// which write one value everywhere, do not call this).
+void check_no_internal_overlap(const char* op, const Tensor& self);
+
 // Marks an in-place change for autograd's version check.
 void bump_version(const Tensor& t);
 

@@ -31,6 +31,7 @@ void copy_across_devices(const Tensor& dst, const Tensor& src, bool non_blocking
 Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) {
   ops::check_defined("copy_", {{"self", *this}, {"src", src}});
   ops::check_inplace_grad("copy_", *this, &src);
+  ops::check_no_internal_overlap("copy_", *this);
   HWARO_CHECK(ops::broadcast_shapes(sizes(), src.sizes(), "copy_").ref() == sizes(),
               "copy_: source of shape ", src.sizes(), " cannot be broadcast to the destination's shape ", sizes());
   if (src.device() == device()) {
