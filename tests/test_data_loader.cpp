@@ -304,6 +304,17 @@ TEST(DataLoader, BadOptionsAndShapes) {
                                                "every example must have the same shape"));
 }
 
+// Examples with no elements collate to a batch with none: [2, 0] data and [2] targets (under
+// UBSan this once reported memcpy from an empty tensor's null pointer).
+TEST(DataLoader, EmptyExamplesCollateToAnEmptyBatch) {
+  std::vector<hw::data::Example> empty{{hw::zeros({0}), hw::scalar_tensor(3, {.dtype = hw::kInt64})},
+                                       {hw::zeros({0}), hw::scalar_tensor(5, {.dtype = hw::kInt64})}};
+  hw::data::BatchAllocator allocator(false);
+  const hw::data::Batch batch = hw::data::default_collate(empty, allocator);
+  EXPECT_EQ(batch.data.sizes(), (std::vector<std::int64_t>{2, 0}));
+  EXPECT_EQ(batch.target.to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 5}));
+}
+
 TEST(DataLoader, AnIteratorWhoseEpochALaterBeginEndedTakesNothingFromTheNewEpoch) {
   for (int workers : {0, 2}) {
     SCOPED_TRACE(std::to_string(workers) + " workers");

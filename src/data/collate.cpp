@@ -23,7 +23,7 @@ Tensor stack_into(const std::vector<Tensor>& tensors, BatchAllocator& allocator,
                 first.dtype(), "; every example must have the same shape and dtype (or pass a custom collate)");
     if (t.is_cpu() && t.is_contiguous()) {
       // The common case, kept to one memcpy: the per-batch overhead is what small samples pay for.
-      std::memcpy(dst + i * row_bytes, t.data_ptr(), row_bytes);
+      if (row_bytes > 0) std::memcpy(dst + i * row_bytes, t.data_ptr(), row_bytes);  // empty: null pointers
     } else {
       out.select(0, static_cast<std::int64_t>(i)).copy_(t);
     }

@@ -67,7 +67,7 @@ Tensor read_idx(const std::string& path) {
   }
   const std::uint8_t* src = bytes.data() + header;
   if (type == 0x08) {
-    std::memcpy(out.data_ptr(), src, count);
+    if (count > 0) std::memcpy(out.data_ptr(), src, count);  // an empty tensor's data_ptr is null
   } else if (dtype == kInt32) {
     auto* dst = out.data_ptr<std::int32_t>();
     for (std::uint64_t i = 0; i < count; ++i) {
