@@ -254,5 +254,51 @@ TEST(Autograd, SetDataKeepsIdentity) {
   EXPECT_TRUE(holder.requires_grad());
 }
 
+// max(dim) / min(dim) give the whole gradient to the element at the index they return, as
+// PyTorch's, even where the row ties; amax splits it evenly among the tied elements. Inputs of
+// small integers so that rows tie; the reference walks the 2-D input in float64.
+TEST(Autograd, MaxAndMinAlongADimSendTheGradientToTheReturnedIndex) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const std::int64_t rows = 4, cols = 5;
+  for (const bool is_max : {true, false}) {
+    for (const std::int64_t dim : {0, 1, -1}) {
+      for (const bool keepdim : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << (is_max ? "max" : "min") << " dim " << dim << " keepdim " << keepdim);
+        std::uniform_int_distribution<int> level(0, 2);
+        std::vector<double> levels(static_cast<std::size_t>(rows * cols));
+        for (double& v : levels) v = level(rng);
+        Tensor x = tensor(levels, {rows, cols}).set_requires_grad(true);
+        auto [values, indices] = is_max ? x.max(dim, keepdim) : x.min(dim, keepdim);
+        const Tensor g = random_tensor(values.sizes(), kFloat64, rng);
+        values.backward(g);
+        const std::int64_t d = dim < 0 ? dim + 2 : dim;
+        const std::vector<double> xv = values_of(x), gv = values_of(g), vv = values_of(values);
+        const std::vector<std::int64_t> iv = indices.to_vector<std::int64_t>();
+        std::vector<double> expected(xv.size(), 0.0);
+        const std::int64_t lines = d == 0 ? cols : rows, length = d == 0 ? rows : cols;
+        for (std::int64_t line = 0; line < lines; ++line) {
+          const auto at = [&](std::int64_t k) {
+            return static_cast<std::size_t>(d == 0 ? k * cols + line : line * cols + k);
+          };
+          double best = xv[at(0)];
+          for (std::int64_t k = 1; k < length; ++k)
+            best = is_max ? std::max(best, xv[at(k)]) : std::min(best, xv[at(k)]);
+          const std::size_t l = static_cast<std::size_t>(line);
+          ASSERT_EQ(vv[l], best);
+          ASSERT_EQ(xv[at(iv[l])], best) << "the index points at an extremum";
+          expected[at(iv[l])] = gv[l];
+        }
+        EXPECT_EQ(values_of(x.grad()), expected);
+      }
+    }
+  }
+  // amax of a tied row: each of the k tied elements gets 1/k.
+  Tensor y = tensor({1.0, 3.0, 3.0, 2.0}).set_requires_grad(true);
+  y.amax({0}).backward();
+  EXPECT_EQ(values_of(y.grad()), (std::vector<double>{0, 0.5, 0.5, 0}));
+}
+
 }  // namespace
 }  // namespace hwaro::test

@@ -1,5 +1,6 @@
 // Primitive reductions: sum, prod, max/min (with indices), amax/amin, argmax/argmin, all/any,
 // and mean (sum divided by the count), as free functions and Tensor methods.
+#include "hwaro/autograd.h"
 #include "hwaro/ops.h"
 #include "ops/grad_record.h"
 #include "ops/op_helpers.h"
@@ -59,6 +60,23 @@ std::tuple<Tensor, Tensor> extremum(OpId op, const char* name, const Tensor& x, 
   return {values, indices};
 }
 
+// max(dim) / min(dim): PyTorch gives the whole gradient to the element at the returned index
+// (amax/amin and the all-dims max()/min() split it evenly among ties, which the Extremum rule
+// does). So where a gradient is wanted the kernel runs unrecorded and the values are gathered at
+// its indices, which records the gather's gradient: a scatter to exactly those elements.
+std::tuple<Tensor, Tensor> extremum_along(OpId op, const char* name, const Tensor& x, std::int64_t dim, bool keepdim) {
+  ops::check_defined(name, {{"self", x}});
+  if (!is_grad_enabled() || !x.requires_grad() || x.dim() == 0) return extremum(op, name, x, dim, keepdim);
+  Tensor indices;
+  {
+    NoGradGuard no_grad;
+    indices = std::get<1>(extremum(op, name, x, dim, keepdim));
+  }
+  const std::int64_t d = ops::wrap_dim(dim, x.dim());
+  const Tensor values = x.gather(d, keepdim ? indices : indices.unsqueeze(d));
+  return {keepdim ? values : values.squeeze(d), indices};
+}
+
 // All or Any: a bool result; an element is true when it is not zero.
 Tensor logical_reduce(OpId op, const char* name, const Tensor& x, IntArrayRef dims, bool keepdim) {
   ops::check_defined(name, {{"self", x}});
@@ -102,10 +120,10 @@ Tensor Tensor::prod(std::int64_t dim, bool keepdim) const {
 Tensor Tensor::max() const { return std::get<0>(extremum(OpId::Max, "max", *this, {}, false)); }
 Tensor Tensor::min() const { return std::get<0>(extremum(OpId::Min, "min", *this, {}, false)); }
 std::tuple<Tensor, Tensor> Tensor::max(std::int64_t dim, bool keepdim) const {
-  return extremum(OpId::Max, "max", *this, dim, keepdim);
+  return extremum_along(OpId::Max, "max", *this, dim, keepdim);
 }
 std::tuple<Tensor, Tensor> Tensor::min(std::int64_t dim, bool keepdim) const {
-  return extremum(OpId::Min, "min", *this, dim, keepdim);
+  return extremum_along(OpId::Min, "min", *this, dim, keepdim);
 }
 // amax/amin with no dims reduce everything, as torch.amax(x, dim=()).
 Tensor Tensor::amax(IntArrayRef dims, bool keepdim) const {
