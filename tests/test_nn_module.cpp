@@ -248,6 +248,10 @@ TEST(Module, DropoutScalesWhileTrainingAndIsIdentityInEval) {
   EXPECT_NEAR(static_cast<double>(kept) / 100000.0, 0.75, 0.01);
   drop->eval();
   EXPECT_TRUE(equal(drop->forward(x), x));
+  // An integer input is named as such by dropout itself (the error came from rand).
+  drop->train();
+  EXPECT_TRUE(throws_with<Error>([&] { drop->forward(ones({4}, {.dtype = kInt64})); },
+                                 "dropout: expected a floating point input, got int64"));
 }
 
 // The keep probability is 1 - p in the reduced-precision dtypes too, also for p near 1, where a

@@ -239,7 +239,10 @@ TEST(Embedding, RowsPaddingIdxAndGradients) {
   EXPECT_TRUE(hw::equal(emb->weight.select(0, 9), hw::zeros({4})));
   EXPECT_EQ(emb->forward(hw::tensor<std::int64_t>({1, 9})).sizes(), hw::IntArrayRef({2, 4}));
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { emb->forward(hw::tensor<std::int64_t>({10})); }, "10"));
-  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { emb->forward(hw::tensor({1.f})); }, "int64"));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { emb->forward(hw::tensor({1.f})); }, "int64 or int32"));
+  // int32 indices pick the same rows as int64 ones, as PyTorch's IntTensor indices do.
+  EXPECT_TRUE(hw::equal(F::embedding(idx.to(hw::kInt32), weight), y));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { emb->forward(hw::tensor<std::int32_t>({10})); }, "10"));
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([] { hw::nn::Embedding(hw::nn::EmbeddingOptions(3, 2).padding_idx(3)); },
                                                "padding_idx 3"));
 }

@@ -232,6 +232,9 @@ TEST(Pooling, BadArgumentsAreClearErrors) {
   EXPECT_TRUE(throws_with<Error>([&] { F::avg_pool2d(x, {2}, {2}, {0}, false, true, 0); }, "divisor_override"));
   EXPECT_TRUE(throws_with<Error>([&] { F::avg_pool2d(x, {5}, {1}, {0}, true); }, "smaller than the"));
   EXPECT_TRUE(throws_with<Error>([&] { F::adaptive_avg_pool2d(x, {0}); }, "must be positive"));
+  // An integer input is named as such by the op itself (avg_pool2d's error came from im2col).
+  EXPECT_TRUE(throws_with<Error>([&] { F::avg_pool2d(hw::ones({1, 1, 4, 4}, {.dtype = hw::kInt64}), {2}); },
+                                 "avg_pool2d: expected a floating point input, got int64"));
 }
 
 }  // namespace

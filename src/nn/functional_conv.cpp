@@ -124,6 +124,8 @@ Tensor avg_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, 
                   "padding ", g.padding[axis], " for kernel size ", g.kernel[axis]);
     }
     HWARO_CHECK(!divisor_override || *divisor_override != 0, op, ": divisor_override must not be zero");
+    HWARO_CHECK(x4.is_floating_point(), op, ": expected a floating point input, got ", x4.dtype(),
+                "; convert it with .to(hw::kFloat32)");
     const std::int64_t n = x4.size(0), c = x4.size(1), h = x4.size(2), w = x4.size(3);
     const ops::WindowPair out = ops::output_size(op, g, h, w, ceil_mode);
     // ceil_mode's last window may hang past the padding: zeros appended at the bottom and right

@@ -21,6 +21,8 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim) { return x.log_softmax(dim
 
 Tensor dropout(const Tensor& x, double p, bool training) {
   HWARO_CHECK(p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ", p);
+  HWARO_CHECK(x.defined() && x.is_floating_point(), "dropout: expected a floating point input, got ",
+              x.defined() ? x.dtype() : kFloat32, "; convert it with .to(hw::kFloat32)");
   if (!training || p == 0.0) return x;
   if (p == 1.0) return x * 0;
   // Drawn in float32 for half and bfloat16: their uniform draws lie on a grid of 2^-11 or 2^-8,

@@ -91,9 +91,12 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
   return bias.defined() ? y + bias : y;
 }
 
-Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<std::int64_t> padding_idx) {
-  HWARO_CHECK(indices.defined() && indices.dtype() == kInt64, "embedding: expected int64 indices, got ",
-              indices.defined() ? indices.dtype() : kInt64, "; convert them with .to(hw::kInt64)");
+Tensor embedding(const Tensor& index_tensor, const Tensor& weight, std::optional<std::int64_t> padding_idx) {
+  HWARO_CHECK(index_tensor.defined() && (index_tensor.dtype() == kInt64 || index_tensor.dtype() == kInt32),
+              "embedding: expected int64 or int32 indices, got ",
+              index_tensor.defined() ? index_tensor.dtype() : kInt64, "; convert them with .to(hw::kInt64)");
+  // int32 indices, as PyTorch takes them, widened for index_select.
+  const Tensor indices = index_tensor.to(kInt64);
   HWARO_CHECK(weight.defined() && weight.dim() == 2, "embedding: expected weight of 2 dimensions [num_embeddings, dim], got ",
               weight.defined() ? weight.sizes() : IntArrayRef{});
   std::vector<std::int64_t> out_shape = indices.sizes().vec();
