@@ -2,6 +2,7 @@
 // (worked out by hand in float64), their checkpoint round trip, and clip_grad_norm_
 // against a float64 norm of fresh random gradients.
 #include <cmath>
+#include <numbers>
 
 #include "hwaro/nn/utils.h"
 #include "hwaro/optim/lr_scheduler.h"
@@ -49,7 +50,54 @@ TEST(LRScheduler, OneCycleWarmsUpThenAnneals) {
   }
   expect_near_all(lrs, {0.04, 0.52, 1.0, 0.9504846320134737, 0.8117456539497631, 0.6112620219362893,
                         0.38874197806371075, 0.18825834605023697, 0.049519367986526286, 4e-06});
+  sched.step();                       // the last step of a loop of total_steps: PyTorch allows it
   EXPECT_THROW(sched.step(), Error);  // past total_steps
+}
+
+// PyTorch's OneCycleLR (two phases, cos) in float64: the warm-up ends at pct_start * total - 1,
+// the annealing at total - 1; get_lr refuses only last_epoch > total_steps, so the last epoch of
+// `for (total_steps) { opt.step(); sched.step(); }` (last_epoch == total_steps) extrapolates the
+// annealing phase (pct > 1). The value (lr or momentum) goes from `start` to `peak` in the
+// warm-up, then towards `end`.
+double one_cycle_reference(std::int64_t epoch, std::int64_t total, double pct_start, double start, double peak,
+                           double end) {
+  const auto cos_anneal = [](double from, double to, double pct) {
+    return to + (from - to) / 2.0 * (std::cos(std::numbers::pi * pct) + 1);
+  };
+  const double warm_end = pct_start * static_cast<double>(total) - 1, last = static_cast<double>(total) - 1;
+  const double e = static_cast<double>(epoch);
+  if (e <= warm_end) return cos_anneal(start, peak, e / warm_end);
+  return cos_anneal(peak, end, (e - warm_end) / (last - warm_end));
+}
+
+TEST(LRScheduler, OneCycleTakesTotalStepsStepsAsPyTorchsDoes) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 5; ++trial) {
+    const std::int64_t total = std::uniform_int_distribution<std::int64_t>(10, 300)(rng);
+    const double pct_start = std::uniform_real_distribution<double>(0.15, 0.85)(rng);
+    const double max_lr = std::uniform_real_distribution<double>(0.01, 2.0)(rng);
+    const double div = 25, final_div = 1e4;
+    Tensor p = zeros({3}).set_requires_grad(true);
+    optim::SGD opt({p}, {.lr = 0.1, .momentum = 0.9});
+    optim::OneCycleLR sched(opt, max_lr, total, pct_start, div, final_div);
+    const double initial = max_lr / div, min_lr = initial / final_div;
+    for (std::int64_t step = 0; step < total; ++step) {
+      ASSERT_NO_THROW(sched.step()) << "step " << step + 1 << " of " << total;
+      const std::int64_t e = sched.last_epoch();
+      EXPECT_NEAR(opt.param_groups()[0].lr, one_cycle_reference(e, total, pct_start, initial, max_lr, min_lr),
+                  1e-12 * max_lr)
+          << "epoch " << e;
+      EXPECT_NEAR(*opt.param_groups()[0].momentum, one_cycle_reference(e, total, pct_start, 0.95, 0.85, 0.95),
+                  1e-12)
+          << "epoch " << e;
+    }
+    EXPECT_EQ(sched.last_epoch(), total);
+    EXPECT_TRUE(throws_with<Error>([&] { sched.step(); },
+                                   "stepped " + std::to_string(total + 1) + " times but total_steps is " +
+                                       std::to_string(total)));
+  }
 }
 
 // PyTorch's cycle_momentum: the momentum moves against the lr, 0.95 -> 0.85 during the warm-up,

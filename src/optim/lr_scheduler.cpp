@@ -102,7 +102,9 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_s
 }
 
 std::pair<bool, double> OneCycleLR::phase(std::int64_t epoch) const {
-  HWARO_CHECK(epoch < total_steps_, "OneCycleLR: stepped ", epoch + 1, " times but total_steps is ", total_steps_,
+  // As PyTorch's: last_epoch == total_steps is allowed (the last step() of a loop of total_steps
+  // iterations) and extrapolates the annealing phase; only the step after it is refused.
+  HWARO_CHECK(epoch <= total_steps_, "OneCycleLR: stepped ", epoch, " times but total_steps is ", total_steps_,
               "; raise total_steps");
   const double warm_end = pct_start_ * static_cast<double>(total_steps_) - 1;
   const double last = static_cast<double>(total_steps_ - 1);

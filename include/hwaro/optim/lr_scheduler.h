@@ -63,8 +63,9 @@ class CosineAnnealingLR : public LRScheduler {
 // One cycle with cosine annealing: from max_lr/div_factor up to max_lr over
 // pct_start of total_steps, then down to initial_lr/final_div_factor. With cycle_momentum (the
 // default, as PyTorch's), the momentum (SGD's momentum, Adam's beta1) moves the other way: from
-// max_momentum down to base_momentum while the lr rises, then back up. Stepping past
-// total_steps is an error.
+// max_momentum down to base_momentum while the lr rises, then back up. As PyTorch's, last_epoch
+// may reach total_steps (the last step() of a loop of total_steps iterations); stepping past it is
+// an error.
 class OneCycleLR : public LRScheduler {
  public:
   OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_steps, double pct_start = 0.3,
