@@ -100,6 +100,27 @@ TEST(LRScheduler, OneCycleTakesTotalStepsStepsAsPyTorchsDoes) {
   }
 }
 
+// A step past total_steps, or a loaded epoch past it, is refused and leaves the schedule where it
+// was: last_epoch (and so the next state_dict), the lr and the momentum.
+TEST(LRScheduler, ARefusedOneCycleStepOrLoadChangesNothing) {
+  Tensor p = zeros({3}).set_requires_grad(true);
+  optim::Adam opt({p}, {.lr = 1e-3});
+  optim::OneCycleLR sched(opt, /*max_lr=*/0.5, /*total_steps=*/12);
+  for (int i = 0; i < 12; ++i) sched.step();
+  const double lr = opt.param_groups()[0].lr, beta1 = *opt.param_groups()[0].momentum;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    EXPECT_THROW(sched.step(), Error);
+    EXPECT_EQ(sched.last_epoch(), 12);
+    EXPECT_EQ(sched.state_dict().at("last_epoch").item<double>(), 12.0);
+    EXPECT_EQ(opt.param_groups()[0].lr, lr);
+    EXPECT_EQ(sched.get_last_lr(), std::vector<double>{lr});
+    EXPECT_EQ(*opt.param_groups()[0].momentum, beta1);
+  }
+  EXPECT_THROW(sched.load_state_dict({{"last_epoch", scalar_tensor(15.0, {.dtype = kFloat64})}}), Error);
+  EXPECT_EQ(sched.last_epoch(), 12);
+  EXPECT_EQ(opt.param_groups()[0].lr, lr);
+}
+
 // PyTorch's cycle_momentum: the momentum moves against the lr, 0.95 -> 0.85 during the warm-up,
 // then back to 0.95 (values from torch.optim.lr_scheduler.OneCycleLR's formula, worked in float64).
 TEST(LRScheduler, OneCycleCyclesMomentumAgainstTheLr) {

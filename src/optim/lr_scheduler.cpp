@@ -13,24 +13,27 @@ LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {
   for (const ParamGroup& g : optimizer.param_groups()) base_lrs_.push_back(g.lr);
 }
 
-void LRScheduler::apply() {
+void LRScheduler::apply() { apply_epoch(last_epoch_); }
+
+// Everything is computed before anything is set, so an epoch the schedule refuses (OneCycleLR
+// past total_steps) leaves last_epoch, the lrs and the momenta as they were.
+void LRScheduler::apply_epoch(std::int64_t epoch) {
   auto& groups = optimizer_.param_groups();
   HWARO_CHECK(groups.size() == base_lrs_.size(), "LRScheduler: the optimiser had ", base_lrs_.size(),
               " parameter groups when the scheduler was made and has ", groups.size(),
               " now; make the scheduler after adding groups");
-  last_lr_.clear();
-  const std::optional<double> momentum = momentum_at(last_epoch_);
+  const std::optional<double> momentum = momentum_at(epoch);
+  std::vector<double> lrs;
+  for (std::size_t i = 0; i < groups.size(); ++i) lrs.push_back(lr_at(epoch, base_lrs_[i]));
   for (std::size_t i = 0; i < groups.size(); ++i) {
-    groups[i].lr = lr_at(last_epoch_, base_lrs_[i]);
-    last_lr_.push_back(groups[i].lr);
+    groups[i].lr = lrs[i];
     if (momentum) groups[i].momentum = *momentum;
   }
+  last_lr_ = std::move(lrs);
+  last_epoch_ = epoch;
 }
 
-void LRScheduler::step() {
-  ++last_epoch_;
-  apply();
-}
+void LRScheduler::step() { apply_epoch(last_epoch_ + 1); }
 
 std::map<std::string, Tensor> LRScheduler::state_dict() const {
   return {{"last_epoch", scalar_tensor(static_cast<double>(last_epoch_), {.dtype = kFloat64})}};
@@ -45,8 +48,7 @@ void LRScheduler::load_state_dict(const std::map<std::string, Tensor>& state) {
   HWARO_CHECK(epoch >= 0 && epoch < 9.007199254740992e15 && epoch == std::floor(epoch),
               "LRScheduler::load_state_dict: expected last_epoch to be a non-negative integer below 2^53, found ",
               epoch);
-  last_epoch_ = static_cast<std::int64_t>(epoch);
-  apply();
+  apply_epoch(static_cast<std::int64_t>(epoch));
 }
 
 StepLR::StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma)

@@ -36,6 +36,10 @@ class LRScheduler {
   std::vector<double> base_lrs_;
   std::vector<double> last_lr_;
   std::int64_t last_epoch_ = 0;
+
+ private:
+  // Sets every group's lr (and momentum) for `epoch`, then last_epoch; a refused epoch changes nothing.
+  void apply_epoch(std::int64_t epoch);
 };
 
 // lr = base_lr * gamma^floor(epoch / step_size)
@@ -65,7 +69,7 @@ class CosineAnnealingLR : public LRScheduler {
 // default, as PyTorch's), the momentum (SGD's momentum, Adam's beta1) moves the other way: from
 // max_momentum down to base_momentum while the lr rises, then back up. As PyTorch's, last_epoch
 // may reach total_steps (the last step() of a loop of total_steps iterations); stepping past it is
-// an error.
+// an error, which leaves the schedule as it was.
 class OneCycleLR : public LRScheduler {
  public:
   OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_steps, double pct_start = 0.3,
