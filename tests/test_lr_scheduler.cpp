@@ -89,14 +89,12 @@ TEST(LRScheduler, OneCycleTakesTotalStepsStepsAsPyTorchsDoes) {
       EXPECT_NEAR(opt.param_groups()[0].lr, one_cycle_reference(e, total, pct_start, initial, max_lr, min_lr),
                   1e-12 * max_lr)
           << "epoch " << e;
-      EXPECT_NEAR(*opt.param_groups()[0].momentum, one_cycle_reference(e, total, pct_start, 0.95, 0.85, 0.95),
-                  1e-12)
+      EXPECT_NEAR(*opt.param_groups()[0].momentum, one_cycle_reference(e, total, pct_start, 0.95, 0.85, 0.95), 1e-12)
           << "epoch " << e;
     }
     EXPECT_EQ(sched.last_epoch(), total);
-    EXPECT_TRUE(throws_with<Error>([&] { sched.step(); },
-                                   "stepped " + std::to_string(total + 1) + " times but total_steps is " +
-                                       std::to_string(total)));
+    EXPECT_TRUE(throws_with<Error>([&] { sched.step(); }, "stepped " + std::to_string(total + 1) +
+                                                              " times but total_steps is " + std::to_string(total)));
   }
 }
 
@@ -221,6 +219,32 @@ TEST(ClipGradNorm, ScalesToMaxNormAndReturnsTheNormBefore) {
     EXPECT_EQ(values_of(params[0].grad()), after[0]);
   }
   EXPECT_THROW(nn::utils::clip_grad_norm_({}, -1.0), Error);
+}
+
+// A NaN anywhere in the gradients makes the total norm NaN for every norm_type, as
+// torch.linalg.vector_norm's (the max of the inf norm propagates it), and, as PyTorch's
+// clip_grad_norm_, the clip coefficient clamp(max_norm / (NaN + 1e-6), max=1) is NaN and scales
+// every gradient by it.
+TEST(ClipGradNorm, ANanGradientGivesANanNormForEveryNormType) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (double p_norm : {2.0, 1.0, 3.0, static_cast<double>(INFINITY)}) {
+    SCOPED_TRACE(p_norm);
+    std::vector<Tensor> params;
+    for (int k = 0; k < 3; ++k) {
+      Tensor w = zeros({6}).set_requires_grad(true);
+      w.mutable_grad() = random_tensor({6}, kFloat32, rng);
+      params.push_back(w);
+    }
+    // The NaN in the second or third tensor, once the running norm holds a finite value.
+    const auto where = std::uniform_int_distribution<std::int64_t>(0, 5)(rng);
+    params[std::uniform_int_distribution<int>(1, 2)(rng)].mutable_grad()[where].fill_(std::nan(""));
+    EXPECT_TRUE(std::isnan(nn::utils::clip_grad_norm_(params, 1.0, p_norm)));
+    for (const Tensor& w : params) {
+      for (double v : values_of(w.grad())) EXPECT_TRUE(std::isnan(v));
+    }
+  }
 }
 
 }  // namespace

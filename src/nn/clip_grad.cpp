@@ -19,15 +19,18 @@ double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
     if (!p.defined() || !p.grad().defined()) continue;
     Tensor g = p.grad().to(kFloat64).abs();
     if (g.numel() == 0) continue;
-    if (inf_norm)
-      acc = std::max(acc, g.max().item<double>());
-    else
+    if (inf_norm) {
+      // NaN-propagating, as torch.linalg.vector_norm's max: std::max(acc, NaN) would keep acc.
+      const double m = g.max().item<double>();
+      if (std::isnan(m) || m > acc) acc = m;
+    } else
       acc += g.pow(norm_type).sum().item<double>();
   }
   const double total = inf_norm ? acc : std::pow(acc, 1.0 / norm_type);
-  // The 1e-6 keeps the scale finite for a zero norm, as PyTorch does.
+  // The 1e-6 keeps the scale finite for a zero norm, as PyTorch does. As PyTorch's clamp(max=1), a
+  // NaN scale (a NaN norm) is kept and scales every gradient (!(scale >= 1), not scale < 1).
   const double scale = max_norm / (total + 1e-6);
-  if (scale < 1)
+  if (!(scale >= 1))
     for (const Tensor& p : params)
       if (p.defined() && p.grad().defined()) p.mutable_grad().mul_(scale);
   return total;
