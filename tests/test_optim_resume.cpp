@@ -134,5 +134,31 @@ TEST(OptimStateDict, MalformedKeysAndMisfittingStateAreClearErrorsThatChangeNoth
   }
 }
 
+// A state dict with part of a parameter's Adam state (exp_avg without exp_avg_sq, or the other
+// way round, or the moments without their step count) is refused by step() with a message, as
+// PyTorch's step fails on the missing key; nothing is stepped. Before, the fused kernel read the
+// missing exp_avg_sq through a null pointer, and a lone exp_avg_sq was silently replaced by zeros.
+TEST(OptimStateDict, AnIncompleteAdamStateIsRefusedByStep) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (bool contiguous : {true, false}) {
+    for (const char* dropped : {"exp_avg_sq", "exp_avg", "step"}) {
+      SCOPED_TRACE(std::string(dropped) + (contiguous ? " fused" : " composite"));
+      const Tensor start = random_tensor({6}, kFloat64, rng);
+      Tensor p = (contiguous ? start.clone() : non_contiguous_copy(start)).set_requires_grad(true);
+      optim::AdamW adam({p}, {.lr = 0.01});
+      p.mutable_grad() = random_tensor({6}, kFloat64, rng);
+      adam.step();
+      auto state = adam.state_dict();
+      ASSERT_EQ(state.erase(std::string("state.0.") + dropped), 1U);
+      adam.load_state_dict(state);
+      const std::vector<double> before = values_of(p);
+      EXPECT_TRUE(throws_with<Error>([&] { adam.step(); }, "AdamW: the state of parameter 0 is incomplete"));
+      EXPECT_EQ(values_of(p), before);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace hwaro::test

@@ -42,6 +42,7 @@ class Optimizer {
   // The state tensors of parameter `index` (in order over groups), made on first use.
   std::map<std::string, Tensor>& state_of(std::size_t index) { return state_[index]; }
   std::int64_t& steps_of(std::size_t index) { return steps_[index]; }
+  bool has_steps(std::size_t index) const { return steps_.count(index) != 0; }
   // Throws, naming the parameter, where a gradient differs from its parameter in device, dtype
   // or shape: step() calls it first, so that a refused step changes no state at all.
   void check_gradients() const;
@@ -89,8 +90,9 @@ class Adam : public Optimizer {
   Adam(std::vector<Tensor> params, AdamOptions options, bool decoupled, const char* name);
 
  private:
-  // With amsgrad, a parameter whose state exists (from load_state_dict) must hold max_exp_avg_sq.
-  void check_amsgrad_state();
+  // A parameter's state (from load_state_dict) holds exp_avg, exp_avg_sq and step, or none of
+  // them; with amsgrad, one with state must also hold max_exp_avg_sq.
+  void check_state();
   AdamOptions options_;
   bool decoupled_weight_decay_;
 };

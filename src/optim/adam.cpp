@@ -51,13 +51,20 @@ AdamW::AdamW(std::vector<Tensor> params, AdamWOptions o)
             .amsgrad = o.amsgrad},
            true, "AdamW") {}
 
-void Adam::check_amsgrad_state() {
+void Adam::check_state() {
   std::size_t index = 0;
   for (ParamGroup& group : param_groups()) {
     for (const Tensor& p : group.params) {
       const std::size_t i = index++;
       if (!p.grad().defined()) continue;
       const auto& state = state_of(i);
+      // A state loaded in part: the fused kernel would read a missing exp_avg_sq through a null
+      // pointer, and step()'s first-use branch would replace a lone exp_avg_sq with zeros.
+      const bool m = state.count("exp_avg") != 0, v = state.count("exp_avg_sq") != 0, t = has_steps(i);
+      HWARO_CHECK(m == v && v == t, name(), ": the state of parameter ", i, " is incomplete (exp_avg ",
+                  m ? "present" : "missing", ", exp_avg_sq ", v ? "present" : "missing", ", step ",
+                  t ? "present" : "missing", "); load a whole state_dict saved by this optimiser, or none");
+      if (!options_.amsgrad) continue;
       HWARO_CHECK(!state.count("exp_avg") || state.count("max_exp_avg_sq"), name(),
                   ": amsgrad is on but the state of parameter ", i,
                   " has no max_exp_avg_sq (a state_dict saved without amsgrad?); load a state saved with amsgrad, "
@@ -70,7 +77,7 @@ void Adam::step() {
   NoGradGuard no_grad;
   const AdamOptions& o = options_;
   check_gradients();
-  if (o.amsgrad) check_amsgrad_state();
+  check_state();
   std::size_t index = 0;
   for (ParamGroup& group : param_groups()) {
     // Every parameter with a gradient, its state made on first use, then one fused launch for the group.
