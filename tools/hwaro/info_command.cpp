@@ -1,5 +1,6 @@
 // `hwaro info` (guide §2): is CUDA there and if not why, each device's name, memory,
 // multiprocessors and compute capability, the CPU and BLAS, and how hwaro was built.
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -16,9 +17,35 @@ namespace {
 // A library's version, or why the build has none.
 std::string or_absent(const std::string& version, const char* why) { return version.empty() ? why : version; }
 
+// The default device, or "" when HWARO_DEVICE holds no device; the note says where it came from
+// when HWARO_DEVICE set it, and what is wrong with it. A bad HWARO_DEVICE must not stop `hwaro
+// info` (the command people run to find out what is wrong), nor pass for a usable device.
+struct DefaultDevice {
+  std::string device;
+  std::string note;
+};
+
+DefaultDevice default_device_here() {
+  const char* forced = std::getenv("HWARO_DEVICE");
+  const bool from_env = forced != nullptr && *forced != '\0';
+  try {
+    const hw::Device device = hw::default_device();
+    if (!from_env) return {device.str(), ""};
+    const int count = hw::cuda::device_count();
+    if (device.is_cuda() && (device.has_index() ? device.index() : 0) >= count) {
+      return {device.str(), "set by HWARO_DEVICE, but there is no such device: " + std::to_string(count) +
+                                " CUDA device(s)" + (count == 0 ? " (" + hw::cuda::unavailable_reason() + ")" : "")};
+    }
+    return {device.str(), "set by HWARO_DEVICE"};
+  } catch (const hw::Error& e) {
+    return {"", "HWARO_DEVICE='" + std::string(forced ? forced : "") + "' is not a device: " + e.what()};
+  }
+}
+
 nlohmann::json info_as_json() {
   const hw::BuildInfo build = hw::build_info();
   const hw::HostInfo host = hw::host_info();
+  const DefaultDevice default_device = default_device_here();
   nlohmann::json devices = nlohmann::json::array();
   for (int i = 0; i < hw::cuda::device_count(); ++i) {
     const auto p = hw::cuda::get_device_properties(i);
@@ -38,7 +65,9 @@ nlohmann::json info_as_json() {
       {"cpu", {{"model", host.cpu_model}, {"logical_cores", host.logical_cores}, {"threads", hw::get_num_threads()}}},
       {"blas", build.blas},
       {"blas_note", blas_core_warning_here()},
-      {"default_device", hw::default_device().str()},
+      {"default_device",
+       default_device.device.empty() ? nlohmann::json(nullptr) : nlohmann::json(default_device.device)},
+      {"default_device_note", default_device.note},
       {"build", {{"type", build.build_type},
                  {"compiler", build.compiler},
                  {"cuda_backend", build.cuda_built},
@@ -64,7 +93,9 @@ void print_info() {
   } else {
     std::cout << "CUDA available: no (" << hw::cuda::unavailable_reason() << ")\n";
   }
-  std::cout << "default device: " << hw::default_device() << "\n\n";
+  const DefaultDevice default_device = default_device_here();
+  std::cout << "default device: " << (default_device.device.empty() ? "none" : default_device.device)
+            << (default_device.note.empty() ? "" : " (" + default_device.note + ")") << "\n\n";
   std::cout << "CPU: " << host.cpu_model << ", " << host.logical_cores << " logical cores, hwaro uses "
             << hw::get_num_threads() << " threads\n";
   std::cout << "BLAS: " << build.blas << "\n";
