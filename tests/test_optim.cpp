@@ -2,6 +2,8 @@
 // random parameters and gradients; a group of parameters in one fused launch.
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <tuple>
 
 #include "support/test_support.h"
 #include "testing/test_backend.h"
@@ -237,6 +239,72 @@ TEST(Optim, TheGroupsMomentumIsTheOneTheStepUses) {
   optim::SGD resumed({c}, {.lr = 0.05, .momentum = 0.1});
   resumed.load_state_dict(sgd.state_dict());
   EXPECT_EQ(*resumed.param_groups()[0].momentum, *sgd.param_groups()[0].momentum);
+}
+
+// Groups added with add_param_group step with their own lr (the optimiser's when none is given)
+// and the optimiser's other options, each parameter against the float64 reference; the added
+// group carries the momentum (beta1) that OneCycleLR cycles and state_dict saves. A parameter
+// already in a group is refused and nothing is added (pushed onto param_groups() by hand it was
+// stepped twice, and a group without momentum made OneCycleLR refuse the optimiser).
+TEST(Optim, AddedParamGroupsStepWithTheirOwnLr) {
+  std::mt19937_64 rng(fresh_seed());
+  const auto grads_p = gradients(rng), grads_q = gradients(rng), grads_r = gradients(rng);
+  const std::vector<double> start_p = values_of(random_tensor({kSize}, kFloat64, rng));
+  const std::vector<double> start_q = values_of(random_tensor({kSize}, kFloat64, rng));
+  const std::vector<double> start_r = values_of(random_tensor({kSize}, kFloat64, rng));
+  for (bool adam : {false, true}) {
+    SCOPED_TRACE(adam ? "AdamW" : "SGD");
+    Tensor p = tensor(start_p).set_requires_grad(true);
+    Tensor q = non_contiguous_copy(tensor(start_q)).set_requires_grad(true);  // the composite path
+    Tensor r = tensor(start_r).set_requires_grad(true);
+    const double lr = 0.05, wd = 0.1;
+    std::unique_ptr<optim::Optimizer> opt;
+    if (adam) {
+      opt = std::make_unique<optim::AdamW>(std::vector<Tensor>{p}, optim::AdamWOptions{.lr = lr, .weight_decay = wd});
+    } else {
+      opt = std::make_unique<optim::SGD>(std::vector<Tensor>{p},
+                                         optim::SGDOptions{.lr = lr, .momentum = 0.9, .weight_decay = wd});
+    }
+    opt->add_param_group({q}, 0.2);
+    opt->add_param_group({r});
+    ASSERT_EQ(opt->param_groups().size(), 3U);
+    EXPECT_EQ(opt->param_groups()[2].lr, lr);
+    EXPECT_EQ(opt->param_groups()[1].momentum, opt->param_groups()[0].momentum);
+    const Tensor fresh = tensor(start_p).set_requires_grad(true);
+    EXPECT_TRUE(throws_with<Error>([&] { opt->add_param_group({fresh, p}, 0.1); }, "parameters 0 and 4 are the same"));
+    EXPECT_TRUE(throws_with<Error>([&] { opt->add_param_group({q}); }, "parameters 1 and 3 are the same tensor"));
+    EXPECT_EQ(opt->param_groups().size(), 3U) << "a refused group is not added";
+    for (int t = 0; t < kSteps; ++t) {
+      p.mutable_grad() = tensor(grads_p[t]);
+      q.mutable_grad() = tensor(grads_q[t]);
+      r.mutable_grad() = tensor(grads_r[t]);
+      opt->step();
+    }
+    const std::vector<std::tuple<Tensor, std::vector<double>, const std::vector<std::vector<double>>*, double>> cases =
+        {{p, start_p, &grads_p, lr}, {q, start_q, &grads_q, 0.2}, {r, start_r, &grads_r, lr}};
+    for (const auto& [param, start, grads, group_lr] : cases) {
+      std::vector<double> want = start;
+      if (adam) {
+        std::vector<std::vector<double>> unused;
+        adam_reference(want, *grads, group_lr, 0.9, 0.999, 1e-8, wd, true, false, unused);
+      } else {
+        std::vector<double> buf(kSize);
+        for (int t = 0; t < kSteps; ++t) {
+          for (std::int64_t i = 0; i < kSize; ++i) {
+            const double g = (*grads)[t][i] + wd * want[i];
+            buf[i] = t == 0 ? g : 0.9 * buf[i] + g;
+            want[i] -= group_lr * buf[i];
+          }
+        }
+      }
+      EXPECT_TRUE(all_close(values_of(param), want, 1e-10, 1e-12)) << "group lr " << group_lr;
+    }
+    // OneCycleLR cycles every group's momentum; state_dict saves it.
+    optim::OneCycleLR sched(*opt, 1.0, 10);
+    sched.step();
+    EXPECT_EQ(opt->param_groups()[1].momentum, opt->param_groups()[0].momentum);
+    EXPECT_EQ(opt->state_dict().count("param_groups.2.momentum"), 1U);
+  }
 }
 
 TEST(Optim, ZeroGradSetsToNoneOrZeroes) {

@@ -30,8 +30,13 @@ class Optimizer {
   virtual void step() = 0;
   // set_to_none (PyTorch's default): gradients become undefined; else they are zeroed.
   void zero_grad(bool set_to_none = true);
+  // Change a group's lr or momentum here; add groups with add_param_group, which checks them.
   std::vector<ParamGroup>& param_groups() { return groups_; }
   const std::vector<ParamGroup>& param_groups() const { return groups_; }
+  // As torch.optim.Optimizer.add_param_group: another group, with its own lr (the optimiser's when
+  // none is given) and the optimiser's momentum (or beta1); the other options are the optimiser's.
+  // A parameter already in a group, or listed twice, is refused and nothing is added.
+  void add_param_group(std::vector<Tensor> params, std::optional<double> lr = std::nullopt);
   // Per-parameter state as named tensors ("state.<index>.<name>") plus each group's lr and
   // momentum ("param_groups.<g>.lr", "param_groups.<g>.momentum", 0-D float64), for checkpoints.
   std::map<std::string, Tensor> state_dict() const;
@@ -47,9 +52,15 @@ class Optimizer {
   // or shape: step() calls it first, so that a refused step changes no state at all.
   void check_gradients() const;
   const std::string& name() const { return name_; }
+  // The momentum (SGD's) or beta1 (Adam's) of the first group and of every group added later.
+  void set_default_momentum(double momentum);
 
  private:
+  // Refuses an undefined or non-leaf parameter, and one listed twice among `params` and the groups.
+  void check_params(const std::vector<Tensor>& params) const;
   std::string name_;
+  double default_lr_;
+  std::optional<double> default_momentum_;
   std::vector<ParamGroup> groups_;
   std::map<std::size_t, std::map<std::string, Tensor>> state_;
   std::map<std::size_t, std::int64_t> steps_;

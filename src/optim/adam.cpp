@@ -42,7 +42,7 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions options) : Adam(std::move(par
 Adam::Adam(std::vector<Tensor> params, AdamOptions options, bool decoupled, const char* name)
     : Optimizer(std::move(params), options.lr, name), options_(options), decoupled_weight_decay_(decoupled) {
   check_options(options, name);
-  param_groups()[0].momentum = options.beta1;
+  set_default_momentum(options.beta1);
 }
 
 AdamW::AdamW(std::vector<Tensor> params, AdamWOptions o)

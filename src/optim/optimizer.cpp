@@ -11,23 +11,49 @@
 
 namespace hwaro::optim {
 
-Optimizer::Optimizer(std::vector<Tensor> params, double lr, const char* name) : name_(name) {
+Optimizer::Optimizer(std::vector<Tensor> params, double lr, const char* name) : name_(name), default_lr_(lr) {
   HWARO_CHECK(!params.empty(), name, ": got an empty parameter list; pass model->parameters()");
   HWARO_CHECK(lr >= 0.0, name, ": invalid learning rate ", lr, " (it must be >= 0)");
+  check_params(params);
+  groups_.push_back({std::move(params), lr});
+}
+
+// Parameters are numbered over all groups, in order, as in state_dict's keys.
+void Optimizer::check_params(const std::vector<Tensor>& params) const {
+  std::size_t existing = 0;
+  for (const ParamGroup& group : groups_) existing += group.params.size();
   for (std::size_t i = 0; i < params.size(); ++i) {
-    HWARO_CHECK(params[i].defined() && params[i].is_leaf(), name, ": parameter ", i,
+    HWARO_CHECK(params[i].defined() && params[i].is_leaf(), name_, ": parameter ", existing + i,
                 " is undefined or not a leaf; optimisers update leaves (model->parameters())");
   }
   // A parameter listed twice would be stepped twice, and on the GPU by two blocks of one fused
   // launch at once. PyTorch warns that this will become an error; here it is one already.
   std::unordered_map<const void*, std::size_t> first_at;
+  std::size_t index = 0;
+  for (const ParamGroup& group : groups_) {
+    for (const Tensor& p : group.params) {
+      if (p.numel() != 0) first_at.emplace(p.data_ptr(), index);
+      ++index;
+    }
+  }
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (params[i].numel() == 0) continue;
-    const auto [it, fresh] = first_at.emplace(params[i].data_ptr(), i);
-    HWARO_CHECK(fresh, name, ": parameters ", it->second, " and ", i,
+    const auto [it, fresh] = first_at.emplace(params[i].data_ptr(), existing + i);
+    HWARO_CHECK(fresh, name_, ": parameters ", it->second, " and ", existing + i,
                 " are the same tensor; pass each parameter once (tied weights appear once in model->parameters())");
   }
-  groups_.push_back({std::move(params), lr});
+}
+
+void Optimizer::add_param_group(std::vector<Tensor> params, std::optional<double> lr) {
+  const double group_lr = lr.value_or(default_lr_);
+  HWARO_CHECK(group_lr >= 0.0, name_, ".add_param_group: invalid learning rate ", group_lr, " (it must be >= 0)");
+  check_params(params);
+  groups_.push_back({std::move(params), group_lr, default_momentum_});
+}
+
+void Optimizer::set_default_momentum(double momentum) {
+  default_momentum_ = momentum;
+  groups_[0].momentum = momentum;
 }
 
 void Optimizer::check_gradients() const {

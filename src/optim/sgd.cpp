@@ -33,7 +33,7 @@ SGD::SGD(std::vector<Tensor> params, SGDOptions options) : Optimizer(std::move(p
   HWARO_CHECK(options.weight_decay >= 0.0, "SGD: invalid weight_decay ", options.weight_decay, " (it must be >= 0)");
   HWARO_CHECK(!options.nesterov || (options.momentum > 0.0 && options.dampening == 0.0),
               "SGD: nesterov momentum requires a momentum and zero dampening");
-  param_groups()[0].momentum = options.momentum;
+  set_default_momentum(options.momentum);
 }
 
 void SGD::step() {
