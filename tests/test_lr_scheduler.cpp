@@ -247,5 +247,35 @@ TEST(ClipGradNorm, ANanGradientGivesANanNormForEveryNormType) {
   }
 }
 
+// error_if_nonfinite (PyTorch's option): a NaN or infinite total norm throws and leaves every
+// gradient as it was; a finite one clips as without it.
+TEST(ClipGradNorm, ErrorIfNonfiniteRefusesANonFiniteNormAndChangesNothing) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (double bad : {std::nan(""), static_cast<double>(INFINITY), -static_cast<double>(INFINITY)}) {
+    for (double p_norm : {2.0, static_cast<double>(INFINITY)}) {
+      SCOPED_TRACE(std::to_string(bad) + " norm " + std::to_string(p_norm));
+      std::vector<Tensor> params;
+      for (int k = 0; k < 2; ++k) {
+        Tensor w = zeros({5}).set_requires_grad(true);
+        w.mutable_grad() = random_tensor({5}, kFloat32, rng);
+        params.push_back(w);
+      }
+      params[1].mutable_grad()[std::uniform_int_distribution<std::int64_t>(0, 4)(rng)].fill_(bad);
+      const std::vector<double> g0 = values_of(params[0].grad()), g1 = values_of(params[1].grad());
+      EXPECT_TRUE(throws_with<Error>([&] { nn::utils::clip_grad_norm_(params, 1.0, p_norm, true); },
+                                     "clip_grad_norm_: the total norm of order"));
+      EXPECT_EQ(values_of(params[0].grad()), g0);
+      EXPECT_TRUE(all_close(values_of(params[1].grad()), g1, 0, 0));  // NaN equal to NaN
+    }
+  }
+  Tensor w = zeros({4}).set_requires_grad(true);
+  w.mutable_grad() = random_tensor({4}, kFloat32, rng, 1, 2);
+  const double want = reference_norm({values_of(w.grad())}, 2.0);
+  EXPECT_NEAR(nn::utils::clip_grad_norm_({w}, want / 2, 2.0, true), want, 1e-6 * want);
+  EXPECT_NEAR(reference_norm({values_of(w.grad())}, 2.0), want / 2, 1e-5 * want);
+}
+
 }  // namespace
 }  // namespace hwaro::test

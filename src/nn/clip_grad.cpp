@@ -9,7 +9,7 @@
 
 namespace hwaro::nn::utils {
 
-double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type) {
+double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type, bool error_if_nonfinite) {
   HWARO_CHECK(max_norm >= 0, "clip_grad_norm_: expected max_norm >= 0, found ", max_norm);
   HWARO_CHECK(norm_type > 0, "clip_grad_norm_: expected norm_type > 0 (or INFINITY), found ", norm_type);
   NoGradGuard no_grad;
@@ -27,6 +27,9 @@ double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
       acc += g.pow(norm_type).sum().item<double>();
   }
   const double total = inf_norm ? acc : std::pow(acc, 1.0 / norm_type);
+  HWARO_CHECK(!error_if_nonfinite || std::isfinite(total), "clip_grad_norm_: the total norm of order ", norm_type,
+              " of the gradients is ", total, ", so it cannot be clipped (no gradient was changed); pass ",
+              "error_if_nonfinite = false to scale the gradients by the non-finite norm anyway");
   // The 1e-6 keeps the scale finite for a zero norm, as PyTorch does. As PyTorch's clamp(max=1), a
   // NaN scale (a NaN norm) is kept and scales every gradient (!(scale >= 1), not scale < 1).
   const double scale = max_norm / (total + 1e-6);

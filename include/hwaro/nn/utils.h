@@ -8,7 +8,9 @@ namespace hwaro::nn::utils {
 
 // Scales all gradients so that their joint norm is at most max_norm; returns the norm
 // before clipping (computed in float64). norm_type may be INFINITY for the max-abs norm. As
-// PyTorch's, a NaN gradient makes the norm NaN, and every gradient is then scaled by NaN.
-double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type = 2.0);
+// PyTorch's, a NaN gradient makes the norm NaN, and every gradient is then scaled by NaN;
+// error_if_nonfinite: a NaN or infinite norm throws hw::Error instead, with no gradient changed.
+double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type = 2.0,
+                       bool error_if_nonfinite = false);
 
 }  // namespace hwaro::nn::utils
