@@ -29,6 +29,15 @@ std::string readable(double value) {
   return fixed(value, 3);
 }
 
+// A ratio: `decimals` places from 1 up, two significant figures below 1, so that a small one
+// (a GPU train step at 0.15% of its peak, a tiny matmul at 0.04x on the GPU) never reads as 0.
+std::string ratio_text(double value, int decimals) {
+  if (value >= 1) return fixed(value, decimals);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%.2g", value);
+  return buffer;
+}
+
 std::string pad(const std::string& text, std::size_t width, bool right_align) {
   if (text.size() >= width) return text;
   const std::string fill(width - text.size(), ' ');
@@ -90,8 +99,8 @@ std::string format_table(const BenchReport& report) {
     cells.push_back({row.workload, row.device, std::to_string(row.timing.runs), readable(row.timing.median_ms),
                      readable(row.timing.p10_ms) + "-" + readable(row.timing.p90_ms),
                      readable(row.throughput) + " " + row.unit,
-                     row.peak_fraction ? fixed(*row.peak_fraction * 100, 0) + "%" : "n/a",
-                     row.speedup_vs_cpu ? fixed(*row.speedup_vs_cpu, 1) + "x" : "-"});
+                     row.peak_fraction ? ratio_text(*row.peak_fraction * 100, 0) + "%" : "n/a",
+                     row.speedup_vs_cpu ? ratio_text(*row.speedup_vs_cpu, 1) + "x" : "-"});
   }
   std::vector<std::size_t> widths(header.size());
   for (std::size_t c = 0; c < header.size(); ++c) {

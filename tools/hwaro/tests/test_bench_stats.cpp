@@ -148,3 +148,24 @@ TEST(BenchStats, RatiosAndRenderingsCarryTheSameFacts) {
   EXPECT_EQ(json["skipped"][0]["reason"], "too slow (testing)");
   EXPECT_EQ(json["gpu_note"], report.gpu_note);
 }
+
+TEST(BenchStats, SmallRatiosDoNotReadAsZero) {
+  // A GPU train step at 0.15% of its peak and a tiny matmul 25x slower on the GPU are common:
+  // rounded to whole percent and one decimal they printed as "0%" and "0.0x".
+  BenchReport report;
+  report.devices = {{"cpu", "test cpu", {1000.0, "measured"}}, {"cuda:0", "test gpu", {1000.0, "measured"}}};
+  BenchRow cpu_row{.workload = "matmul 2x2 float32", .device = "cpu", .timing = {10, 1.0, 1.0, 1.0},
+                   .throughput = 0, .unit = "GFLOP/s", .flops = 1.5e6};  // 1.5 GFLOP/s: 0.15% of 1000
+  BenchRow gpu_row = cpu_row;
+  gpu_row.device = "cuda:0";
+  gpu_row.timing = {10, 25.0, 25.0, 25.0};  // 0.04x
+  report.rows = {cpu_row, gpu_row};
+  derive_ratios(report);
+  const std::string table = format_table(report);
+  for (const char* expected : {" 0.15%", " 0.04x"}) {
+    EXPECT_NE(table.find(expected), std::string::npos) << "missing '" << expected << "' in\n" << table;
+  }
+  for (const char* wrong : {" 0%", " 0.0x"}) {
+    EXPECT_EQ(table.find(wrong), std::string::npos) << "'" << wrong << "' in\n" << table;
+  }
+}
