@@ -1,10 +1,12 @@
 #include "hwaro/version.h"
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 #include <thread>
 
 #include "cpu/blas_threads.h"
+#include "cpu_model_name.h"
 #include "hwaro/errors.h"
 
 #ifdef HWARO_WITH_CUDA
@@ -45,18 +47,24 @@ BuildInfo build_info() {
   return info;
 }
 
+namespace detail {
+std::string cpu_model_name(std::istream& cpuinfo) {
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) != 0) continue;
+    const auto colon = line.find(':');
+    const auto start = colon == std::string::npos ? std::string::npos : line.find_first_not_of(" \t", colon + 1);
+    return start == std::string::npos ? "unknown" : line.substr(start);
+  }
+  return "unknown";
+}
+}  // namespace detail
+
 HostInfo host_info() {
   HostInfo info;
-  info.cpu_model = "unknown";
   std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      if (colon != std::string::npos) info.cpu_model = line.substr(line.find_first_not_of(' ', colon + 1));
-      break;
-    }
-  }
-  info.logical_cores = static_cast<int>(std::thread::hardware_concurrency());
+  info.cpu_model = detail::cpu_model_name(cpuinfo);
+  // hardware_concurrency() is 0 where it cannot tell; at least this thread runs.
+  info.logical_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return info;
 }
 
