@@ -1,21 +1,9 @@
 #include "autograd/accumulate_grad.h"
 
 #include "autograd/autograd_meta.h"
+#include "ops/op_helpers.h"
 
 namespace hwaro::autograd {
-
-namespace {
-
-// True when two elements of t share one memory location (a broadcast view: stride 0 on a dim
-// longer than 1), so that an in-place add into t would write each location several times.
-bool has_internal_overlap(const Tensor& t) {
-  for (std::int64_t d = 0; d < t.dim(); ++d) {
-    if (t.stride(d) == 0 && t.size(d) > 1) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 void accumulate_into(const Tensor& t, const Tensor& grad) {
   NoGradGuard no_grad;
@@ -26,7 +14,7 @@ void accumulate_into(const Tensor& t, const Tensor& grad) {
   if (!meta.grad.defined()) {
     // A copy: the incoming gradient may be a broadcast view or shared with another node.
     meta.grad = g.clone();
-  } else if (has_internal_overlap(meta.grad)) {
+  } else if (ops::internal_overlap_dim(meta.grad) >= 0) {
     // A .grad the user set to a broadcast view cannot hold the sum in place: it is replaced.
     meta.grad = meta.grad + g;
   } else {

@@ -118,12 +118,17 @@ void check_inplace_dtype(const char* op, const Tensor& self, DType result_dtype)
               " of the in-place target");
 }
 
-void check_no_internal_overlap(const char* op, const Tensor& self) {
-  for (std::int64_t d = 0; d < self.dim(); ++d) {
-    HWARO_CHECK(self.size(d) <= 1 || self.stride(d) != 0, op,
-                ": more than one element of the written-to tensor refers to a single memory location (dim ", d,
-                " of ", self.sizes(), " has stride 0, as expand() gives); clone() the tensor before writing into it");
+std::int64_t internal_overlap_dim(const Tensor& t) {
+  for (std::int64_t d = 0; d < t.dim(); ++d) {
+    if (t.size(d) > 1 && t.stride(d) == 0) return d;
   }
+  return -1;
+}
+
+void check_no_internal_overlap(const char* op, const Tensor& self) {
+  const std::int64_t d = internal_overlap_dim(self);
+  HWARO_CHECK(d < 0, op, ": more than one element of the written-to tensor refers to a single memory location (dim ",
+              d, " of ", self.sizes(), " has stride 0, as expand() gives); clone() the tensor before writing into it");
 }
 
 void bump_version(const Tensor& t) { t.impl()->storage()->bump_version(); }

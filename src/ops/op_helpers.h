@@ -52,6 +52,8 @@ void check_inplace_dtype(const char* op, const Tensor& self, DType result_dtype)
 // would depend on the order of the writes (PyTorch refuses these too; fill_ and masked_fill_,
 // which write one value everywhere, do not call this).
 void check_no_internal_overlap(const char* op, const Tensor& self);
+// The first dimension through which elements of t share memory (size > 1, stride 0), or -1.
+std::int64_t internal_overlap_dim(const Tensor& t);
 
 // Marks an in-place change for autograd's version check.
 void bump_version(const Tensor& t);
