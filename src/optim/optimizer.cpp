@@ -20,21 +20,19 @@ Optimizer::Optimizer(std::vector<Tensor> params, double lr, const char* name) : 
 
 // Parameters are numbered over all groups, in order, as in state_dict's keys.
 void Optimizer::check_params(const std::vector<Tensor>& params) const {
-  std::size_t existing = 0;
-  for (const ParamGroup& group : groups_) existing += group.params.size();
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    HWARO_CHECK(params[i].defined() && params[i].is_leaf(), name_, ": parameter ", existing + i,
-                " is undefined or not a leaf; optimisers update leaves (model->parameters())");
-  }
   // A parameter listed twice would be stepped twice, and on the GPU by two blocks of one fused
   // launch at once. PyTorch warns that this will become an error; here it is one already.
   std::unordered_map<const void*, std::size_t> first_at;
-  std::size_t index = 0;
+  std::size_t existing = 0;  // the parameters already in groups, which were checked when added
   for (const ParamGroup& group : groups_) {
     for (const Tensor& p : group.params) {
-      if (p.numel() != 0) first_at.emplace(p.data_ptr(), index);
-      ++index;
+      if (p.numel() != 0) first_at.emplace(p.data_ptr(), existing);
+      ++existing;
     }
+  }
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    HWARO_CHECK(params[i].defined() && params[i].is_leaf(), name_, ": parameter ", existing + i,
+                " is undefined or not a leaf; optimisers update leaves (model->parameters())");
   }
   for (std::size_t i = 0; i < params.size(); ++i) {
     if (params[i].numel() == 0) continue;
