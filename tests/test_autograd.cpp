@@ -254,6 +254,15 @@ TEST(Autograd, SetDataKeepsIdentity) {
   EXPECT_TRUE(holder.requires_grad());
 }
 
+TEST(Autograd, SetDataRefusesIntegerDataForATensorThatRequiresGrad) {
+  Tensor p = randn({2, 2}).set_requires_grad(true);
+  EXPECT_TRUE(throws_with<Error>([&] { p.set_data(zeros({2, 2}, {.dtype = kInt64})); }, "must be floating point"));
+  EXPECT_EQ(p.dtype(), kFloat32);  // unchanged
+  p.set_requires_grad(false);
+  p.set_data(zeros({2, 2}, {.dtype = kInt64}));
+  EXPECT_EQ(p.dtype(), kInt64);
+}
+
 // max(dim) / min(dim) give the whole gradient to the element at the index they return, as
 // PyTorch's, even where the row ties; amax splits it evenly among the tied elements. Inputs of
 // small integers so that rows tie; the reference walks the 2-D input in float64.

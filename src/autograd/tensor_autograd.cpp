@@ -61,6 +61,9 @@ void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
 
 void Tensor::set_data(const Tensor& new_data) const {
   HWARO_CHECK(defined() && new_data.defined(), "set_data(): both tensors must be defined");
+  // Gradients are floating point only; integer data under requires_grad would break backward later, far from here.
+  HWARO_CHECK(!requires_grad() || new_data.is_floating_point(), "set_data(): this tensor requires grad, so its new ",
+              "data must be floating point, got ", new_data.dtype(), "; call requires_grad_(false) first");
   impl()->set_data(*new_data.impl());
 }
 
