@@ -86,6 +86,12 @@ TEST(Module, ToKeepsParameterIdentity) {
   EXPECT_EQ(net->device(), other_device());
 }
 
+TEST(Module, ToAnIntegerDTypeIsRefusedBeforeAnythingMoves) {
+  Net net;
+  EXPECT_TRUE(throws_with<Error>([&] { net->to(kInt64); }, "only accepts floating point"));
+  for (const Tensor& p : net->parameters()) EXPECT_EQ(p.dtype(), kFloat32);
+}
+
 TEST(Module, ForwardOnAnotherDeviceNamesTheParameter) {
   Net net;
   net->to(other_device());

@@ -180,6 +180,8 @@ void Module::to(Device device, bool non_blocking) {
 }
 
 void Module::to(DType dtype) {
+  // As PyTorch's: checked before anything moves, so a refused call leaves the module as it was.
+  HWARO_CHECK(is_floating_point(dtype), "Module::to(dtype) only accepts floating point dtypes, got ", dtype);
   move_tensors([&](const Tensor& t) { return t.is_floating_point() ? t.to(dtype) : t; });
   warn_about_unregistered(std::nullopt, dtype);
 }
