@@ -270,6 +270,22 @@ TEST(DataLoader, BatchAllocatorReusesOnlyUnreferencedBuffers) {
   EXPECT_EQ(allocator.pooled_buffers(), 3u);
 }
 
+// A reused buffer comes back as a new tensor: requires_grad and a .grad set on an earlier batch
+// (gradients of the inputs, as for adversarial examples) must not reach a later batch.
+TEST(DataLoader, BatchAllocatorHandsOutAFreshTensorOverAReusedBuffer) {
+  hw::data::BatchAllocator allocator(/*pin_memory=*/true);
+  hw::Tensor a = allocator.empty({4, 3}, hw::kFloat32).fill_(1.0);
+  void* a_memory = a.data_ptr();
+  a.requires_grad_(true);
+  (a * a).sum().backward();
+  ASSERT_TRUE(a.grad().defined());
+  a = hw::Tensor();
+  const hw::Tensor b = allocator.empty({4, 3}, hw::kFloat32);
+  ASSERT_EQ(b.data_ptr(), a_memory) << "the freed buffer is reused";
+  EXPECT_FALSE(b.requires_grad());
+  EXPECT_FALSE(b.grad().defined());
+}
+
 TEST(DataLoader, StatsVerdict) {
   auto dataset = std::make_shared<CountingDataset>(40);
   dataset->sleep_us_ = 2000;
