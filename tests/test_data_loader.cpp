@@ -372,3 +372,31 @@ TEST(DataLoader, AnExceptionNotFromStdExceptionStillArrivesAsHwError) {
         << workers << " workers";
   }
 }
+
+// Sample i is {[i, i+0.5], i} as CountingDataset's, but get() throws E at index 5.
+template <typename E>
+class ThrowsAtFive : public hw::data::Dataset {
+ public:
+  std::size_t size() const override { return 8; }
+  hw::data::Example get(std::size_t index) const override {
+    if (index == 5) throw E("no such sample");
+    const float v = static_cast<float>(index);
+    return {hw::tensor({v, v + 0.5f}), hw::scalar_tensor(static_cast<std::int64_t>(index))};
+  }
+};
+
+// As PyTorch re-raises a worker's exception as its own type: a data set's hw::IndexError or
+// hw::OutOfMemoryError reaches the loop as that type, its message naming the sample.
+TEST(DataLoader, ALoadingErrorKeepsItsHwaroErrorType) {
+  for (int workers : {0, 2}) {
+    SCOPED_TRACE(std::to_string(workers) + " workers");
+    DataLoader index_loader(std::make_shared<ThrowsAtFive<hw::IndexError>>(),
+                            {.batch_size = 2, .num_workers = workers});
+    EXPECT_TRUE(hw::test::throws_with<hw::IndexError>([&] { run_epoch(index_loader); },
+                                                      "loading sample 5 failed: no such sample"));
+    DataLoader oom_loader(std::make_shared<ThrowsAtFive<hw::OutOfMemoryError>>(),
+                          {.batch_size = 2, .num_workers = workers});
+    EXPECT_TRUE(hw::test::throws_with<hw::OutOfMemoryError>([&] { run_epoch(oom_loader); },
+                                                            "loading sample 5 failed: no such sample"));
+  }
+}

@@ -15,6 +15,25 @@ std::int64_t now_ns() {
       .count();
 }
 constexpr std::uint64_t kShuffleStream = ~std::uint64_t{0};  // the sample index no sample has
+
+// Rethrows the exception being handled with `where` before its message, as the same hwaro error
+// type (else hw::Error): as PyTorch re-raises a worker's exception as its own type, a caller's
+// catch (const hw::IndexError&) or (const hw::OutOfMemoryError&) must still see it.
+[[noreturn]] void rethrow_loading_error(const std::string& where) {
+  try {
+    throw;
+  } catch (const OutOfMemoryError& e) {
+    throw OutOfMemoryError(where + ": " + e.what());
+  } catch (const DeviceMismatchError& e) {
+    throw DeviceMismatchError(where + ": " + e.what());
+  } catch (const IndexError& e) {
+    throw IndexError(where + ": " + e.what());
+  } catch (const std::exception& e) {
+    throw Error(where + ": " + e.what());
+  } catch (...) {
+    throw Error(where + " with an exception not derived from std::exception");
+  }
+}
 }  // namespace
 
 DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, DataLoaderOptions options)
@@ -38,11 +57,8 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, DataLoaderOptions optio
             if (cancelled()) return std::optional<Batch>{};
             try {
               examples.push_back(dataset_->get(i));
-            } catch (const std::exception& e) {
-              throw Error(detail::str_cat("DataLoader worker ", worker, ": loading sample ", i, " failed: ", e.what()));
             } catch (...) {
-              throw Error(detail::str_cat("DataLoader worker ", worker, ": loading sample ", i,
-                                          " failed with an exception not derived from std::exception"));
+              rethrow_loading_error(detail::str_cat("DataLoader worker ", worker, ": loading sample ", i, " failed"));
             }
           }
           return std::optional<Batch>(options_.collate(examples, *allocator_));
@@ -97,11 +113,8 @@ Batch DataLoader::load_here(const std::vector<std::size_t>& indices) {
   for (std::size_t i : indices) {
     try {
       examples.push_back(dataset_->get(i));
-    } catch (const std::exception& e) {
-      throw Error(detail::str_cat("DataLoader: loading sample ", i, " failed: ", e.what()));
     } catch (...) {
-      throw Error(detail::str_cat("DataLoader: loading sample ", i,
-                                  " failed with an exception not derived from std::exception"));
+      rethrow_loading_error(detail::str_cat("DataLoader: loading sample ", i, " failed"));
     }
   }
   return options_.collate(examples, *allocator_);
