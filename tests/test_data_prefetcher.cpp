@@ -85,6 +85,20 @@ TEST_F(PrefetcherTest, BreakingOutThenStartingAgainGivesAFullEpoch) {
   EXPECT_EQ(targets, hw::test::values_of(targets_));
 }
 
+TEST_F(PrefetcherTest, AnIteratorWhoseEpochALaterBeginEndedTakesNothingFromTheNewEpoch) {
+  DataLoader loader(dataset_, {.batch_size = 10});
+  DevicePrefetcher prefetcher(loader, hw::Device(hw::DeviceType::CPU));
+  auto first = prefetcher.begin();
+  auto second = prefetcher.begin();
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { ++first; }, "was ended by a later begin()"));
+  std::vector<double> targets;
+  for (; second != prefetcher.end(); ++second) {
+    const auto v = hw::test::values_of(second->target);
+    targets.insert(targets.end(), v.begin(), v.end());
+  }
+  EXPECT_EQ(targets, hw::test::values_of(targets_)) << "the new epoch is whole";
+}
+
 class FailingAt : public hw::data::Dataset {
  public:
   std::size_t size() const override { return 20; }

@@ -64,14 +64,22 @@ bool DevicePrefetcher::advance() {
 }
 
 DevicePrefetcher::iterator DevicePrefetcher::begin() {
+  const std::uint64_t epoch = epoch_++;
   error_ = nullptr;
   next_.reset();
   source_ = loader_.begin();
   start_copy();
-  return advance() ? iterator(this) : iterator();
+  return advance() ? iterator(this, epoch) : iterator();
 }
 
 DevicePrefetcher::iterator& DevicePrefetcher::iterator::operator++() {
+  // A later begin() started another epoch; advancing would take its batches from its own iterator.
+  if (owner_->epoch_ != epoch_ + 1) {
+    owner_ = nullptr;
+    throw Error(detail::str_cat("DevicePrefetcher: this iterator's epoch ", epoch_,
+                                " was ended by a later begin(); a prefetcher runs one iteration at a time, so "
+                                "finish (or leave) one loop before the next"));
+  }
   if (!owner_->advance()) owner_ = nullptr;
   return *this;
 }

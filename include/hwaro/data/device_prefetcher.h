@@ -14,6 +14,7 @@
 // a pass-through that behaves the same, without the overlap. An exception of the loader
 // (a worker's, naming the sample) reaches the loop when the batch it belongs to is due.
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -42,12 +43,14 @@ class DevicePrefetcher {
 
    private:
     friend class DevicePrefetcher;
-    explicit iterator(DevicePrefetcher* owner) : owner_(owner) {}
+    iterator(DevicePrefetcher* owner, std::uint64_t epoch) : owner_(owner), epoch_(epoch) {}
     bool done() const { return owner_ == nullptr; }
     DevicePrefetcher* owner_ = nullptr;
+    std::uint64_t epoch_ = 0;
   };
 
-  // Starts a new epoch of the loader (ending any previous one) and returns its first batch.
+  // Starts a new epoch of the loader (ending any previous one, whose iterator then throws hw::Error
+  // on ++ rather than take this epoch's batches) and returns its first batch.
   iterator begin();
   iterator end() { return {}; }
   std::size_t size() const { return loader_.size(); }
@@ -65,6 +68,7 @@ class DevicePrefetcher {
   std::optional<Batch> next_;  // on the device (or being copied there)
   std::exception_ptr error_;   // the loader's error for the batch after current_, thrown in its turn
   Batch current_;
+  std::uint64_t epoch_ = 0;  // epochs begun; the running one is epoch_ - 1
 };
 
 }  // namespace hwaro::data
