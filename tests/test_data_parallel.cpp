@@ -94,6 +94,49 @@ TEST_F(DataParallelTest, StartsOnATestDeviceAndSpreadsOverCpuDevicesToo) {
   expect_grads_match(*mlp, *reference);
 }
 
+TEST_F(DataParallelTest, WrapsAModelNotYetMovedAsTheGuideDoes) {
+  // The guide's order: `model = DataParallel(model); model->to(device);`. The model is still on
+  // the CPU when wrapped; the wrapper's to() then moves it to the first device, and gradients
+  // follow it there.
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  nn::Sequential mlp = make_mlp();
+  const std::shared_ptr<nn::Module> reference = float64_copy(*mlp);
+  std::shared_ptr<nn::Module> model = mlp.ptr();
+  model = nn::DataParallel(model, {test_device(0), test_device(1)});
+  const Tensor x = random_tensor({6, 6}, kFloat32, rng).to(test_device(0));
+  EXPECT_TRUE(throws_with<Error>([&] { model->forward(x); },
+                                 "must have its parameters and buffers on the first device, test:0"));
+  model->to(test_device(0));
+  const Tensor out = model->forward(x);
+  EXPECT_EQ(out.device(), test_device(0));
+  out.sum().backward();
+  const Tensor expected = reference->forward(x.to(Device("cpu"), kFloat64));
+  expected.sum().backward();
+  EXPECT_TRUE(all_close(values_of(out), values_of(expected), 1e-4, 1e-5));
+  for (const Tensor& p : mlp->parameters()) EXPECT_EQ(p.grad().device(), test_device(0));
+  expect_grads_match(*mlp, *reference);
+}
+
+TEST_F(DataParallelTest, ReplicasFollowTheModulesDtype) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  nn::Sequential mlp = make_mlp();
+  const std::shared_ptr<nn::Module> reference = float64_copy(*mlp);
+  nn::DataParallel dp(mlp, {Device("cpu"), test_device(1)});
+  dp->to(kFloat64);
+  const Tensor x = random_tensor({6, 6}, kFloat64, rng);
+  const Tensor out = dp->forward(x);
+  EXPECT_EQ(out.dtype(), kFloat64);
+  out.sum().backward();
+  reference->forward(x).sum().backward();
+  EXPECT_TRUE(all_close(values_of(out), values_of(reference->forward(x)), 1e-12, 1e-12));
+  for (const Tensor& p : mlp->parameters()) EXPECT_EQ(p.grad().dtype(), kFloat64);
+  expect_grads_match(*mlp, *reference);
+}
+
 TEST_F(DataParallelTest, UnevenBatchesSplitAsChunk) {
   // 7 rows over 3 devices: 3, 3, 1; 2 rows over 3 devices: two chunks of 1, the third device idle.
   check_one_step_matches_reference({Device("cpu"), test_device(1), test_device(2)}, 7);
@@ -183,12 +226,14 @@ TEST_F(DataParallelTest, OneDeviceIsATransparentWrapper) {
   EXPECT_EQ(as_module->state_dict().count("module.0.weight"), 1u);
   EXPECT_EQ(as_module->parameters().size(), mlp->parameters().size());
   if (cuda::is_available()) {
-    // As PyTorch's: with GPUs the default is all of them, and the module must be on the first.
-    EXPECT_TRUE(throws_with<Error>([&] { nn::DataParallel dp(mlp); }, "the module must be on the first device, cuda:0"));
-    mlp->to(Device("cuda:0"));
+    // As PyTorch's: with GPUs the default is all of them; the module must be on the first when
+    // forward runs, and with one GPU wrapping moves it there.
     nn::DataParallel by_default(mlp);
     EXPECT_EQ(by_default->devices().size(), static_cast<std::size_t>(cuda::device_count()));
     EXPECT_EQ(by_default->devices().front(), Device("cuda:0"));
+    if (cuda::device_count() == 1) {
+      EXPECT_EQ(mlp->device(), Device("cuda:0"));
+    }
   } else {
     // Without GPUs the default device list is the module's own device.
     nn::DataParallel by_default(mlp);
@@ -214,8 +259,9 @@ TEST_F(DataParallelTest, NoGradForwardRecordsNothing) {
 
 TEST_F(DataParallelTest, WrongUsesAreClearErrors) {
   nn::Sequential mlp = make_mlp();
-  EXPECT_TRUE(throws_with<Error>([&] { nn::DataParallel(mlp, {test_device(1), Device("cpu")}); },
-                                 "the module must be on the first device, test:1"));
+  nn::DataParallel elsewhere(mlp, {test_device(1), Device("cpu")});
+  EXPECT_TRUE(throws_with<Error>([&] { elsewhere->forward(zeros({4, 6})); },
+                                 "must have its parameters and buffers on the first device, test:1"));
   const int gpus = cuda::device_count();
   EXPECT_TRUE(throws_with<Error>([&] { nn::DataParallel(mlp, {Device("cpu"), Device(kCUDA, gpus)}); },
                                  "is not one of the " + std::to_string(gpus) + " visible GPUs"));

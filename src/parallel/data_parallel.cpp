@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "autograd/autograd_meta.h"
+#include "core/storage.h"
 #include "hwaro/autograd.h"
 #include "hwaro/cuda.h"
 #include "hwaro/errors.h"
@@ -18,28 +19,39 @@ namespace hwaro::nn {
 namespace {
 
 // Stands in for a replica parameter's AccumulateGrad: the gradient that reaches the replica's
-// parameter goes on, converted to the original's device, to the original parameter, where the
-// engine sums it with the other replicas' (PyTorch's Broadcast backward does the same).
+// parameter goes on, converted to the original's device (where it is now: the wrapped module may
+// have been moved since), to the original parameter, where the engine sums it with the other
+// replicas' (PyTorch's Broadcast backward does the same).
 class GradToOriginal final : public autograd::Node {
  public:
-  GradToOriginal(const Tensor& original, Device original_device) : device_(original_device) {
+  explicit GradToOriginal(const Tensor& original) : original_(original) {
     mutable_next_edges().push_back(autograd::gradient_edge(original));
   }
   std::string name() const override { return "DataParallelGradToOriginal"; }
-  std::vector<Tensor> apply(const Tensor& grad_output) override { return {grad_output.to(device_)}; }
+  std::vector<Tensor> apply(const Tensor& grad_output) override { return {grad_output.to(original_.device())}; }
 
  private:
-  Device device_;
+  Tensor original_;
 };
 
-// One tensor of a replica and the original it mirrors, with the versions of both at the last copy.
+// One tensor of a replica and the original it mirrors, with the storage and versions of both at
+// the last copy. The original's storage is replaced, not written, when the wrapped module is
+// moved or converted (set_data), so versions alone would miss that.
 struct MirroredTensor {
   Tensor original, copy;
+  std::weak_ptr<Storage> original_storage;
   std::uint32_t original_version = 0, copy_version = 0;
 
   void sync() {
-    if (original.version() == original_version && copy.version() == copy_version) return;
-    copy.copy_(original);
+    const std::shared_ptr<Storage>& storage = original.impl()->storage();
+    const bool same_storage = !original_storage.owner_before(storage) && !storage.owner_before(original_storage);
+    if (same_storage && original.version() == original_version && copy.version() == copy_version) return;
+    if (copy.dtype() == original.dtype()) {
+      copy.copy_(original);
+    } else {
+      copy.set_data(original.to(copy.device()));  // the module was converted (model->to(kFloat64))
+    }
+    original_storage = storage;
     original_version = original.version();
     copy_version = copy.version();
   }
@@ -113,24 +125,19 @@ Replica make_replica(const Module& original, const ReplicaFactory& factory, cons
               "or clone_module()) must build the same configuration. Wrapped:\n", original.str(), "\nreplica:\n",
               r.module->str());
   NoGradGuard no_grad;
-  const Device home = original.device();
   for (std::size_t i = 0; i < own_params.size(); ++i) {
     const Tensor& p = own_params[i].second;
     const Tensor& q = rep_params[i].second;
     r.tensors.push_back({p, q});
     if (!p.requires_grad()) continue;
-    auto route = std::make_shared<GradToOriginal>(p, home);
+    auto route = std::make_shared<GradToOriginal>(p);
     autograd::ensure_meta(q).grad_accumulator = route;
     r.routes.push_back(std::move(route));
   }
   for (std::size_t i = 0; i < own_buffers.size(); ++i) {
     if (own_buffers[i].second.defined()) r.tensors.push_back({own_buffers[i].second, rep_buffers[i].second});
   }
-  for (MirroredTensor& t : r.tensors) {
-    t.copy.copy_(t.original);
-    t.original_version = t.original.version();
-    t.copy_version = t.copy.version();
-  }
+  for (MirroredTensor& t : r.tensors) t.sync();  // a fresh weak_ptr never matches: every tensor is copied
   return r;
 }
 
@@ -150,9 +157,9 @@ DataParallelImpl::DataParallelImpl(std::shared_ptr<Module> module, std::vector<D
                 " is not one of the ", cuda::device_count(), " visible GPUs; give devices with explicit indices, ",
                 "e.g. {hw::Device(\"cuda:0\"), hw::Device(\"cuda:1\")}");
   }
-  HWARO_CHECK(module_->device() == devices_[0], "DataParallel: the module must be on the first device, ",
-              devices_[0], " (it is replica 0), but it is on ", module_->device(), "; call model->to(",
-              devices_[0], ") first. Devices: ", device_list(devices_));
+  // As PyTorch's: one device, the module is moved there; several, it may still be moved after
+  // wrapping (the guide's `model = DataParallel(model); model->to(device)`), and forward checks.
+  if (devices_.size() == 1) module_->to(devices_[0]);
   register_module("module", module_);
   for (std::size_t i = 1; i < devices_.size(); ++i) {
     replicas_->others.push_back(make_replica(*module_, factory, default_factory, devices_[i]));
@@ -166,6 +173,16 @@ std::shared_ptr<Module> DataParallelImpl::replica(std::size_t i) const {
   return i == 0 ? module_ : replicas_->others[i - 1].module;
 }
 
+void DataParallelImpl::check_module_on_first_device() const {
+  const auto check = [&](const std::string& name, const Tensor& t) {
+    HWARO_CHECK(!t.defined() || t.device() == devices_[0], "DataParallel: the module must have its parameters and ",
+                "buffers on the first device, ", devices_[0], " (replica 0 runs there), but ", name, " is on ",
+                t.device(), "; move it with model->to(", devices_[0], "). Devices: ", device_list(devices_));
+  };
+  for (const auto& [name, p] : module_->named_parameters()) check(name, p);
+  for (const auto& [name, b] : module_->named_buffers()) check(name, b);
+}
+
 std::string DataParallelImpl::extra_repr() const { return "devices=[" + device_list(devices_) + "]"; }
 
 Tensor DataParallelImpl::forward(const Tensor& input) {
@@ -173,6 +190,7 @@ Tensor DataParallelImpl::forward(const Tensor& input) {
   HWARO_CHECK(input.defined() && input.dim() >= 1 && input.size(0) > 0, "DataParallel: the input must have a ",
               "batch dimension (dim 0) of at least one row to split over the devices; got ",
               input.defined() ? "shape " : "an undefined tensor", input.defined() ? input.sizes() : IntArrayRef{});
+  check_module_on_first_device();
   {
     NoGradGuard no_grad;
     for (Replica& r : replicas_->others) {

@@ -8,10 +8,12 @@
 // replica's gradients into the wrapped module's parameters.
 //
 // Replicas are built once, at construction, and kept:
-//  - replica 0 is the wrapped module itself, which must be on devices()[0];
+//  - replica 0 is the wrapped module itself, which must be on devices()[0] when forward runs (it
+//    may be moved there after wrapping, as in the guide; with one device the constructor moves it);
 //  - every forward first copies into the other replicas each parameter and buffer whose
 //    version changed (on the original's side: an optimiser step; or on the replica's: a
-//    buffer its forward updated), so replicas follow the optimiser without being rebuilt;
+//    buffer its forward updated) or that was moved or converted (model->to(...)), so
+//    replicas follow the optimiser without being rebuilt;
 //  - buffers follow PyTorch's rule: only replica 0's updates (BatchNorm's running
 //    statistics of the first chunk) are kept; the others are overwritten at the next forward.
 // Replicas are built by, in order of preference: the factory given; the module's
@@ -55,6 +57,7 @@ class DataParallelImpl : public Module {
   std::shared_ptr<Module> replica(std::size_t i) const;
 
  private:
+  void check_module_on_first_device() const;
   struct Replicas;  // the replicas and their bookkeeping (src/parallel/data_parallel.cpp)
   std::shared_ptr<Module> module_;
   std::vector<Device> devices_;
