@@ -137,6 +137,41 @@ TEST_F(DataParallelTest, ReplicasFollowTheModulesDtype) {
   expect_grads_match(*mlp, *reference);
 }
 
+TEST_F(DataParallelTest, ReplicasFollowRequiresGrad) {
+  // Freezing or unfreezing a parameter of the wrapped module, before or after wrapping, holds for
+  // every replica: a frozen parameter gets no gradient from any of them, an unfrozen one the sum of all.
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  for (const bool freeze_before_wrapping : {true, false}) {
+    SCOPED_TRACE(freeze_before_wrapping);
+    nn::Sequential mlp = make_mlp();
+    const std::shared_ptr<nn::Module> reference = float64_copy(*mlp);
+    Tensor frozen = mlp->named_parameters()[0].second;
+    Tensor frozen_reference = reference->named_parameters()[0].second;
+    if (freeze_before_wrapping) frozen.requires_grad_(false);
+    nn::DataParallel dp(mlp, {Device("cpu"), test_device(1), test_device(2)});
+    frozen.requires_grad_(false);
+    frozen_reference.requires_grad_(false);
+    const Tensor x = random_tensor({9, 6}, kFloat32, rng);
+    dp->forward(x).sum().backward();
+    reference->forward(x.to(kFloat64)).sum().backward();
+    EXPECT_FALSE(frozen.grad().defined());
+    const auto got = mlp->named_parameters(), want = reference->named_parameters();
+    for (std::size_t i = 1; i < got.size(); ++i) {
+      SCOPED_TRACE(got[i].first);
+      EXPECT_TRUE(all_close(values_of(got[i].second.grad()), values_of(want[i].second.grad()), 1e-4, 1e-5));
+    }
+    mlp->zero_grad();
+    reference->zero_grad();
+    frozen.requires_grad_(true);
+    frozen_reference.requires_grad_(true);
+    dp->forward(x).sum().backward();
+    reference->forward(x.to(kFloat64)).sum().backward();
+    expect_grads_match(*mlp, *reference);
+  }
+}
+
 TEST_F(DataParallelTest, UnevenBatchesSplitAsChunk) {
   // 7 rows over 3 devices: 3, 3, 1; 2 rows over 3 devices: two chunks of 1, the third device idle.
   check_one_step_matches_reference({Device("cpu"), test_device(1), test_device(2)}, 7);

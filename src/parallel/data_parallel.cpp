@@ -39,10 +39,13 @@ class GradToOriginal final : public autograd::Node {
 // moved or converted (set_data), so versions alone would miss that.
 struct MirroredTensor {
   Tensor original, copy;
+  bool parameter = false;
   std::weak_ptr<Storage> original_storage;
   std::uint32_t original_version = 0, copy_version = 0;
+  std::shared_ptr<autograd::Node> route;  // a parameter's GradToOriginal, made once the original requires grad
 
   void sync() {
+    if (parameter) follow_requires_grad();
     const std::shared_ptr<Storage>& storage = original.impl()->storage();
     const bool same_storage = !original_storage.owner_before(storage) && !storage.owner_before(original_storage);
     if (same_storage && original.version() == original_version && copy.version() == copy_version) return;
@@ -55,12 +58,21 @@ struct MirroredTensor {
     original_version = original.version();
     copy_version = copy.version();
   }
+
+  // A parameter frozen or unfrozen in the wrapped module is so in the replica, and the replica's
+  // gradient goes to the original only while the original requires grad.
+  void follow_requires_grad() {
+    if (copy.requires_grad() != original.requires_grad()) copy.requires_grad_(original.requires_grad());
+    if (original.requires_grad() && route == nullptr) {
+      route = std::make_shared<GradToOriginal>(original);
+      autograd::ensure_meta(copy).grad_accumulator = route;
+    }
+  }
 };
 
 struct Replica {
   std::shared_ptr<Module> module;
   std::vector<MirroredTensor> tensors;  // parameters then buffers
-  std::vector<std::shared_ptr<autograd::Node>> routes;  // keeps the GradToOriginal nodes alive
 };
 
 std::vector<Device> default_devices(const Module& module) {
@@ -126,16 +138,12 @@ Replica make_replica(const Module& original, const ReplicaFactory& factory, cons
               r.module->str());
   NoGradGuard no_grad;
   for (std::size_t i = 0; i < own_params.size(); ++i) {
-    const Tensor& p = own_params[i].second;
-    const Tensor& q = rep_params[i].second;
-    r.tensors.push_back({p, q});
-    if (!p.requires_grad()) continue;
-    auto route = std::make_shared<GradToOriginal>(p);
-    autograd::ensure_meta(q).grad_accumulator = route;
-    r.routes.push_back(std::move(route));
+    r.tensors.push_back({.original = own_params[i].second, .copy = rep_params[i].second, .parameter = true});
   }
   for (std::size_t i = 0; i < own_buffers.size(); ++i) {
-    if (own_buffers[i].second.defined()) r.tensors.push_back({own_buffers[i].second, rep_buffers[i].second});
+    if (own_buffers[i].second.defined()) {
+      r.tensors.push_back({.original = own_buffers[i].second, .copy = rep_buffers[i].second});
+    }
   }
   for (MirroredTensor& t : r.tensors) t.sync();  // a fresh weak_ptr never matches: every tensor is copied
   return r;

@@ -12,8 +12,8 @@
 //    may be moved there after wrapping, as in the guide; with one device the constructor moves it);
 //  - every forward first copies into the other replicas each parameter and buffer whose
 //    version changed (on the original's side: an optimiser step; or on the replica's: a
-//    buffer its forward updated) or that was moved or converted (model->to(...)), so
-//    replicas follow the optimiser without being rebuilt;
+//    buffer its forward updated) or that was moved or converted (model->to(...)), and each
+//    parameter's requires_grad, so replicas follow the optimiser without being rebuilt;
 //  - buffers follow PyTorch's rule: only replica 0's updates (BatchNorm's running
 //    statistics of the first chunk) are kept; the others are overwritten at the next forward.
 // Replicas are built by, in order of preference: the factory given; the module's
