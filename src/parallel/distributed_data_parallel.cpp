@@ -117,6 +117,52 @@ class AccumulateThenReduce final : public autograd::Node {
   std::size_t bucket_, slot_;
 };
 
+// Every rank must wrap the same model: rank 0's values are broadcast into every rank's tensors,
+// and the buckets decide which all-reduces each rank issues. This is checked first, by one
+// collective of the same size on every rank, so that a model that differs (another shape, dtype,
+// requires_grad, or number of tensors) is the same clear error on every rank, not a failed
+// broadcast on some ranks while the others wait.
+void check_same_model_on_every_rank(const Module& module) {
+  std::uint64_t hash = 14695981039346656037ULL;  // FNV-1a over each tensor's dtype, shape and requires_grad
+  const auto mix = [&hash](std::uint64_t v) { hash = (hash ^ v) * 1099511628211ULL; };
+  const auto mix_tensor = [&mix](const Tensor& t) {
+    mix(static_cast<std::uint64_t>(t.dtype()));
+    mix(static_cast<std::uint64_t>(t.requires_grad()));
+    mix(static_cast<std::uint64_t>(t.dim()));
+    for (const std::int64_t size : t.sizes()) mix(static_cast<std::uint64_t>(size));
+  };
+  std::int64_t parameters = 0, buffers = 0;
+  for (const Tensor& p : module.parameters()) {
+    mix_tensor(p);
+    ++parameters;
+  }
+  for (const Tensor& b : module.buffers()) {
+    if (!b.defined()) continue;
+    mix_tensor(b);
+    ++buffers;
+  }
+  const Device device = dist::default_group().backend() == "nccl" ? Device(DeviceType::CUDA, dist::get_local_rank())
+                                                                  : Device(DeviceType::CPU);
+  const Tensor mine = tensor(std::vector<std::int64_t>{parameters, buffers, static_cast<std::int64_t>(hash)},
+                             {.dtype = kInt64, .device = device});
+  std::vector<Tensor> all;
+  for (int r = 0; r < dist::get_world_size(); ++r) all.push_back(empty_like(mine));
+  dist::all_gather(all, mine);
+  std::ostringstream ranks;
+  bool same = true;
+  std::vector<std::int64_t> first;
+  for (int r = 0; r < dist::get_world_size(); ++r) {
+    const Tensor on_cpu = all[static_cast<std::size_t>(r)].cpu();
+    const std::vector<std::int64_t> v(on_cpu.data_ptr<std::int64_t>(), on_cpu.data_ptr<std::int64_t>() + 3);
+    if (r == 0) first = v;
+    same = same && v == first;
+    ranks << (r ? "; " : "") << "rank " << r << ": " << v[0] << " parameters, " << v[1] << " buffers"
+          << (v == first ? "" : ", not rank 0's shapes, dtypes or requires_grad");
+  }
+  HWARO_CHECK(same, "DistributedDataParallel: the wrapped module differs across ranks (", ranks.str(), "); every ",
+              "rank must build the same model, since rank 0's parameters and buffers are broadcast into the others'");
+}
+
 void broadcast_from_rank0(const std::vector<Tensor>& tensors) {
   NoGradGuard no_grad;
   std::vector<std::shared_ptr<dist::Work>> works;
@@ -137,6 +183,7 @@ DistributedDataParallelImpl::DistributedDataParallelImpl(std::shared_ptr<Module>
   HWARO_CHECK(options_.bucket_cap_mb > 0, "DistributedDataParallel: bucket_cap_mb must be positive, got ",
               options_.bucket_cap_mb);
   register_module("module", module_);
+  check_same_model_on_every_rank(*module_);
   broadcast_from_rank0(module_->parameters());
   broadcast_from_rank0(module_->buffers());
 

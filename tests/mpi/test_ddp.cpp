@@ -131,6 +131,20 @@ TEST(DistributedDataParallel, AParameterWithoutGradientIsAClearError) {
   dist::barrier();
 }
 
+TEST(DistributedDataParallel, AModelThatDiffersAcrossRanksIsAClearErrorOnEveryRank) {
+  // Rank 1's model has other shapes, then more parameters: rank 0's values cannot be broadcast
+  // into it, and every rank must say so (none may go on to wait for the others).
+  const int rank = dist::get_rank();
+  nn::Sequential wider(nn::Linear(8, rank == 0 ? 16 : 17), nn::Tanh(), nn::Linear(rank == 0 ? 16 : 17, 4));
+  nn::Sequential deeper = make_mlp();
+  if (rank == 1) deeper->push_back(nn::Linear(4, 4));
+  for (const nn::Sequential& model : {wider, deeper}) {
+    EXPECT_TRUE(throws_with<Error>([&] { nn::DistributedDataParallel ddp(model); },
+                                   "the wrapped module differs across ranks"));
+    dist::barrier();
+  }
+}
+
 }  // namespace
 }  // namespace hwaro::test
 
