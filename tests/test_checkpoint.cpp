@@ -75,6 +75,54 @@ TEST(Checkpoint, ResumingEndsWithTheParametersOfTheRunThatNeverStopped) {
   }
 }
 
+std::vector<std::vector<double>> parameter_values(const nn::Module& model) {
+  std::vector<std::vector<double>> out;
+  for (const Tensor& p : model.parameters()) out.push_back(values_of(p));
+  return out;
+}
+
+// A scheduler made after load_checkpoint (its last_epoch loaded from the file afterwards) takes
+// its base lr from the initial_lr saved with the optimiser, not from the saved, already decayed
+// lr, so the run ends as the one that never stopped. A file without initial_lr (as hwaro wrote
+// them before it saved one) still loads, with the scheduler made before, as it always did.
+TEST(Checkpoint, ASchedulerMadeAfterLoadingResumesTheScheduleAndOldFilesStillLoad) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  const auto first = random_batches(3, rng);
+  const auto second = random_batches(4, rng);
+  ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors"), old_path = dir.file("old.safetensors");
+
+  TrainingRun straight(seed);
+  straight.train(first);
+  save_checkpoint(path, *straight.model, straight.optimizer, &straight.scheduler, {});
+  straight.train(second);
+  const auto expected = parameter_values(*straight.model);
+
+  nn::Sequential model = TrainingRun::make_model(seed + 1);
+  optim::Adam optimizer(model->parameters(), {.lr = 1e-2});
+  load_checkpoint(path, *model, optimizer, nullptr);
+  optim::StepLR scheduler(optimizer, 2, 0.5);
+  scheduler.load_state_dict({{"last_epoch", load(path).at("scheduler.last_epoch")}});
+  EXPECT_EQ(scheduler.get_last_lr(), std::vector<double>{1e-2 * 0.5});  // 3 steps of StepLR(2, 0.5)
+  for (const auto& [x, y] : second) {
+    optimizer.zero_grad();
+    nn::functional::cross_entropy(model->forward(x), y).backward();
+    optimizer.step();
+    scheduler.step();
+  }
+  EXPECT_EQ(parameter_values(*model), expected);
+
+  auto tensors = load(path);
+  ASSERT_EQ(tensors.erase("optimizer.param_groups.0.initial_lr"), 1U);
+  save(tensors, old_path, load_metadata(path));
+  TrainingRun old(seed + 2);
+  load_checkpoint(old_path, *old.model, old.optimizer, &old.scheduler);
+  old.train(second);
+  EXPECT_EQ(parameter_values(*old.model), expected);
+}
+
 TEST(Checkpoint, ReadInfoNeedsNoModel) {
   ScratchDir dir;
   const std::string path = dir.file("ckpt.safetensors");

@@ -2,6 +2,8 @@
 // (worked out by hand in float64), their checkpoint round trip, and clip_grad_norm_
 // against a float64 norm of fresh random gradients.
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <numbers>
 
 #include "hwaro/nn/utils.h"
@@ -179,6 +181,70 @@ TEST(LRScheduler, StateDictRestoresTheSchedule) {
                                    "expected last_epoch to be a non-negative integer below 2^53"));
   }
   EXPECT_EQ(resumed.last_epoch(), 3);
+}
+
+// PyTorch's initial_lr: the first scheduler records each group's starting lr in the optimiser,
+// which saves it, and a scheduler made after load_state_dict takes its base lrs from there. Taken
+// from the loaded (already decayed) lr, the resumed schedule would decay it a second time.
+TEST(LRScheduler, ASchedulerMadeAfterLoadingTheOptimiserResumesTheUninterruptedLrs) {
+  using Make = std::function<std::unique_ptr<optim::LRScheduler>(optim::Optimizer&)>;
+  const std::vector<std::pair<std::string, Make>> schedules = {
+      {"StepLR", [](optim::Optimizer& o) { return std::make_unique<optim::StepLR>(o, 2, 0.5); }},
+      {"CosineAnnealingLR", [](optim::Optimizer& o) { return std::make_unique<optim::CosineAnnealingLR>(o, 8, 0.01); }},
+  };
+  const auto make_sgd = [] {
+    auto opt = std::make_unique<optim::SGD>(std::vector<Tensor>{zeros({3}).set_requires_grad(true)},
+                                            optim::SGDOptions{.lr = 0.1, .momentum = 0.9});
+    opt->add_param_group({zeros({2}).set_requires_grad(true)}, 0.4);
+    return opt;
+  };
+  for (const auto& [name, make] : schedules) {
+    SCOPED_TRACE(name);
+    auto straight = make_sgd();
+    EXPECT_EQ(straight->state_dict().count("param_groups.0.initial_lr"), 0U) << "saved only once set";
+    auto sched = make(*straight);
+    for (int i = 0; i < 3; ++i) sched->step();
+    const auto opt_state = straight->state_dict();
+    EXPECT_EQ(opt_state.at("param_groups.0.initial_lr").item<double>(), 0.1);
+    EXPECT_EQ(opt_state.at("param_groups.1.initial_lr").item<double>(), 0.4);
+
+    auto resumed = make_sgd();
+    resumed->load_state_dict(opt_state);
+    auto resumed_sched = make(*resumed);
+    resumed_sched->load_state_dict(sched->state_dict());
+    for (int i = 0; i < 5; ++i) {
+      EXPECT_EQ(resumed_sched->get_last_lr(), sched->get_last_lr()) << "epoch " << sched->last_epoch();
+      EXPECT_EQ(resumed->param_groups()[1].lr, straight->param_groups()[1].lr);
+      sched->step();
+      resumed_sched->step();
+    }
+  }
+}
+
+// A state saved before any scheduler (or by an older hwaro) has no initial_lr: it loads, the
+// groups' initial_lr is cleared as the state replaces the optimiser's, and a scheduler made then
+// starts from the loaded lr. A second scheduler on one optimiser keeps the first one's initial_lr
+// (setdefault); OneCycleLR replaces it with max_lr / div_factor, as PyTorch's.
+TEST(LRScheduler, InitialLrIsSetOnceAndAStateWithoutItStillLoads) {
+  Tensor p = zeros({3}).set_requires_grad(true);
+  optim::SGD opt({p}, {.lr = 0.3, .momentum = 0.9});
+  optim::StepLR first(opt, 1, 0.5);
+  first.step();
+  EXPECT_EQ(opt.param_groups()[0].lr, 0.15);
+  optim::StepLR second(opt, 1, 0.1);
+  EXPECT_EQ(second.get_last_lr(), std::vector<double>{0.3});
+  auto state = opt.state_dict();
+  ASSERT_EQ(state.erase("param_groups.0.initial_lr"), 1U);
+  state.at("param_groups.0.lr") = scalar_tensor(0.2, {.dtype = kFloat64});
+  opt.load_state_dict(state);
+  EXPECT_FALSE(opt.param_groups()[0].initial_lr.has_value());
+  optim::StepLR after(opt, 1, 0.5);
+  EXPECT_EQ(*opt.param_groups()[0].initial_lr, 0.2);
+  after.step();
+  EXPECT_EQ(after.get_last_lr(), std::vector<double>{0.1});
+  optim::OneCycleLR cycle(opt, /*max_lr=*/2.0, /*total_steps=*/10, 0.3, /*div_factor=*/4);
+  EXPECT_EQ(*opt.param_groups()[0].initial_lr, 0.5);
+  EXPECT_EQ(opt.state_dict().at("param_groups.0.initial_lr").item<double>(), 0.5);
 }
 
 TEST(LRScheduler, BadArgumentsAreErrors) {

@@ -21,6 +21,10 @@ struct ParamGroup {
   double lr = 0.0;
   // SGD's momentum or Adam's beta1, which OneCycleLR cycles; none for an optimiser without one.
   std::optional<double> momentum = std::nullopt;
+  // PyTorch's group['initial_lr']: the lr a schedule starts from. The first scheduler made on the
+  // optimiser sets it (to the group's lr; OneCycleLR to max_lr / div_factor) and every scheduler
+  // takes its base lr from it, so one made after load_state_dict starts from the checkpoint's.
+  std::optional<double> initial_lr = std::nullopt;
 };
 
 class Optimizer {
@@ -37,9 +41,11 @@ class Optimizer {
   // none is given) and the optimiser's momentum (or beta1); the other options are the optimiser's.
   // A parameter already in a group, or listed twice, is refused and nothing is added.
   void add_param_group(std::vector<Tensor> params, std::optional<double> lr = std::nullopt);
-  // Per-parameter state as named tensors ("state.<index>.<name>") plus each group's lr and
-  // momentum ("param_groups.<g>.lr", "param_groups.<g>.momentum", 0-D float64), for checkpoints.
+  // Per-parameter state as named tensors ("state.<index>.<name>") plus each group's lr, momentum
+  // and initial_lr where set ("param_groups.<g>.lr", ".momentum", ".initial_lr", 0-D float64).
   std::map<std::string, Tensor> state_dict() const;
+  // The loaded state replaces the current one; a group's initial_lr is the state's, or none where
+  // the state has none (a checkpoint saved before any scheduler, or by an older hwaro).
   void load_state_dict(const std::map<std::string, Tensor>& state);
 
  protected:

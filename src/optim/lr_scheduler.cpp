@@ -9,11 +9,13 @@
 
 namespace hwaro::optim {
 
-LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {
-  for (const ParamGroup& g : optimizer.param_groups()) base_lrs_.push_back(g.lr);
+void LRScheduler::apply() {
+  for (ParamGroup& group : optimizer_.param_groups()) {
+    if (!group.initial_lr) group.initial_lr = group.lr;
+    base_lrs_.push_back(*group.initial_lr);
+  }
+  apply_epoch(last_epoch_);
 }
-
-void LRScheduler::apply() { apply_epoch(last_epoch_); }
 
 // Everything is computed before anything is set, so an epoch the schedule refuses (OneCycleLR
 // past total_steps) leaves last_epoch, the lrs and the momenta as they were.
@@ -100,6 +102,8 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_s
                   "cycle_momentum enabled; pass cycle_momentum = false");
     }
   }
+  // As PyTorch's, the cycle's start replaces any initial_lr: the schedule is set by max_lr alone.
+  for (ParamGroup& group : optimizer.param_groups()) group.initial_lr = initial_lr_;
   apply();
 }
 

@@ -90,6 +90,7 @@ std::map<std::string, Tensor> Optimizer::state_dict() const {
     const std::string prefix = "param_groups." + std::to_string(g) + ".";
     out[prefix + "lr"] = scalar_tensor(groups_[g].lr, {.dtype = kFloat64});
     if (groups_[g].momentum) out[prefix + "momentum"] = scalar_tensor(*groups_[g].momentum, {.dtype = kFloat64});
+    if (groups_[g].initial_lr) out[prefix + "initial_lr"] = scalar_tensor(*groups_[g].initial_lr, {.dtype = kFloat64});
   }
   for (const auto& [index, tensors] : state_) {
     for (const auto& [name, t] : tensors) out["state." + std::to_string(index) + "." + name] = t.detach();
@@ -132,6 +133,7 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
   }
   std::vector<double> lrs;
   std::vector<std::optional<double>> momenta;
+  std::vector<std::optional<double>> initial_lrs(groups_.size());  // replaced: none unless the state has one
   for (const ParamGroup& group : groups_) {
     lrs.push_back(group.lr);
     momenta.push_back(group.momentum);
@@ -146,6 +148,8 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
                   groups_.size());
       if (field == ".lr") {
         lrs[g] = single_value(t, key);
+      } else if (field == ".initial_lr") {
+        initial_lrs[g] = single_value(t, key);
       } else {
         HWARO_CHECK(field == ".momentum" && momenta[g], "optimizer load_state_dict: unexpected key '", key, "'");
         momenta[g] = single_value(t, key);
@@ -176,6 +180,7 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
   for (std::size_t g = 0; g < groups_.size(); ++g) {
     groups_[g].lr = lrs[g];
     groups_[g].momentum = momenta[g];
+    groups_[g].initial_lr = initial_lrs[g];
   }
   state_ = std::move(new_state);
   steps_ = std::move(new_steps);

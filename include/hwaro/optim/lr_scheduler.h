@@ -25,8 +25,10 @@ class LRScheduler {
   void load_state_dict(const std::map<std::string, Tensor>& state);
 
  protected:
-  explicit LRScheduler(Optimizer& optimizer);
-  // Call at the end of a derived constructor.
+  explicit LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {}
+  // Call at the end of a derived constructor, once its arguments are checked: as PyTorch's
+  // group.setdefault('initial_lr', group['lr']), a group without an initial_lr gets its lr, and
+  // the base lrs are the groups' initial_lr; then the lrs of epoch 0 are set.
   void apply();
   virtual double lr_at(std::int64_t epoch, double base_lr) const = 0;
   // The momentum (SGD's momentum, Adam's beta1) for an epoch, for schedulers that cycle it.
