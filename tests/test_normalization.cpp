@@ -209,6 +209,20 @@ TEST(LayerNorm, MatchesReferenceAndGradients) {
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { ln->forward(hw::randn({3, 4})); }, "does not end in normalized_shape"));
 }
 
+// As Linear (and PyTorch's norms): a float64 batch through float32 layers is refused, not promoted.
+TEST(Normalization, AnInputInAnotherDTypeThanTheAffineParametersIsRefused) {
+  hw::nn::LayerNorm ln(hw::nn::LayerNormOptions({5}));
+  hw::nn::BatchNorm1d bn(5);
+  const Tensor x = hw::randn({4, 5}, {.dtype = hw::kFloat64});
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { ln->forward(x); }, "layer_norm: expected weight of the input's dtype"));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { bn->forward(x); }, "batch_norm: expected weight of the input's dtype"));
+  EXPECT_EQ(bn->num_batches_tracked.item<std::int64_t>(), 0);
+  ln->to(hw::kFloat64);
+  bn->to(hw::kFloat64);
+  EXPECT_EQ(ln->forward(x).dtype(), hw::kFloat64);
+  EXPECT_EQ(bn->forward(x).dtype(), hw::kFloat64);
+}
+
 TEST(Embedding, RowsPaddingIdxAndGradients) {
   std::mt19937_64 rng(hw::test::fresh_seed());
   const Tensor weight = hw::test::random_tensor({6, 3}, hw::kFloat64, rng);

@@ -24,6 +24,13 @@ void check_channel_vector(const char* what, const Tensor& t, std::int64_t channe
               "] (one per channel of the input), got ", t.sizes());
 }
 
+// As Linear's GEMM and PyTorch's norms: an affine weight or bias in another dtype than the input is
+// refused, rather than silently promoting the output (a float64 batch through float32 layers).
+void check_affine_dtype(const char* op, const char* what, const Tensor& t, const Tensor& x) {
+  HWARO_CHECK(!t.defined() || t.dtype() == x.dtype(), op, ": expected ", what, " of the input's dtype ", x.dtype(),
+              ", got ", t.dtype(), "; convert the module with .to(dtype) or the input with .to(", t.dtype(), ")");
+}
+
 }  // namespace
 
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
@@ -36,6 +43,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   check_channel_vector("running_var", running_var, channels);
   check_channel_vector("weight", weight, channels);
   check_channel_vector("bias", bias, channels);
+  check_affine_dtype("batch_norm", "weight", weight, x);
+  check_affine_dtype("batch_norm", "bias", bias, x);
   HWARO_CHECK(running_mean.defined() == running_var.defined(),
               "batch_norm: running_mean and running_var must be given together");
   std::vector<std::int64_t> dims = {0};
@@ -81,6 +90,8 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
     HWARO_CHECK(!t->defined() || t->sizes() == normalized_shape, "layer_norm: expected ",
                 t == &weight ? "weight" : "bias", " of shape ", normalized_shape, ", got ", t->sizes());
   }
+  check_affine_dtype("layer_norm", "weight", weight, x);
+  check_affine_dtype("layer_norm", "bias", bias, x);
   std::vector<std::int64_t> dims;
   for (std::int64_t d = x.dim() - k; d < x.dim(); ++d) dims.push_back(d);
   const Tensor mean = x.mean(dims, /*keepdim=*/true);
