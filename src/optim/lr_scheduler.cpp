@@ -1,6 +1,7 @@
 // Learning-rate schedulers in closed form: lr is a function of last_epoch and each
 // group's base lr, so loading last_epoch from a checkpoint restores the schedule exactly.
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 #include "hwaro/errors.h"
@@ -26,7 +27,7 @@ void LRScheduler::apply_epoch(std::int64_t epoch) {
               " now; make the scheduler after adding groups");
   const std::optional<double> momentum = momentum_at(epoch);
   std::vector<double> lrs;
-  for (std::size_t i = 0; i < groups.size(); ++i) lrs.push_back(lr_at(epoch, base_lrs_[i]));
+  for (std::size_t i = 0; i < groups.size(); ++i) lrs.push_back(lr_at(epoch, i));
   for (std::size_t i = 0; i < groups.size(); ++i) {
     groups[i].lr = lrs[i];
     if (momentum) groups[i].momentum = *momentum;
@@ -59,8 +60,8 @@ StepLR::StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma)
   apply();
 }
 
-double StepLR::lr_at(std::int64_t epoch, double base_lr) const {
-  return base_lr * std::pow(gamma_, static_cast<double>(epoch / step_size_));
+double StepLR::lr_at(std::int64_t epoch, std::size_t group) const {
+  return base_lrs_[group] * std::pow(gamma_, static_cast<double>(epoch / step_size_));
 }
 
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min)
@@ -70,71 +71,119 @@ CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, d
   apply();
 }
 
-double CosineAnnealingLR::lr_at(std::int64_t epoch, double base_lr) const {
+double CosineAnnealingLR::lr_at(std::int64_t epoch, std::size_t group) const {
   const double phase = std::numbers::pi * static_cast<double>(epoch) / static_cast<double>(t_max_);
-  return eta_min_ + (base_lr - eta_min_) * (1 + std::cos(phase)) / 2;
+  return eta_min_ + (base_lrs_[group] - eta_min_) * (1 + std::cos(phase)) / 2;
 }
+
+namespace {
+
+// The cycle's length, as PyTorch's: total_steps where given, else epochs * steps_per_epoch.
+std::int64_t cycle_steps(const OneCycleLROptions& o) {
+  if (o.total_steps) {
+    HWARO_CHECK(*o.total_steps > 1, "OneCycleLR: expected total_steps > 1, found ", *o.total_steps);
+    return *o.total_steps;
+  }
+  HWARO_CHECK(o.epochs && o.steps_per_epoch, "OneCycleLR: give total_steps, or epochs and steps_per_epoch");
+  const std::int64_t epochs = *o.epochs, per_epoch = *o.steps_per_epoch;
+  HWARO_CHECK(epochs > 0 && per_epoch > 0, "OneCycleLR: expected epochs > 0 and steps_per_epoch > 0, found ", epochs,
+              " and ", per_epoch);
+  HWARO_CHECK(epochs <= std::numeric_limits<std::int64_t>::max() / per_epoch, "OneCycleLR: epochs * steps_per_epoch (",
+              epochs, " * ", per_epoch, ") overflows int64");
+  HWARO_CHECK(epochs * per_epoch > 1, "OneCycleLR: expected epochs * steps_per_epoch > 1, found ", epochs * per_epoch);
+  return epochs * per_epoch;
+}
+
+}  // namespace
 
 OneCycleLR::OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_steps, double pct_start,
                        double div_factor, double final_div_factor, bool cycle_momentum, double base_momentum,
                        double max_momentum)
+    : OneCycleLR(optimizer, OneCycleLROptions{.max_lr = {max_lr},
+                                              .total_steps = total_steps,
+                                              .pct_start = pct_start,
+                                              .cycle_momentum = cycle_momentum,
+                                              .base_momentum = base_momentum,
+                                              .max_momentum = max_momentum,
+                                              .div_factor = div_factor,
+                                              .final_div_factor = final_div_factor}) {}
+
+OneCycleLR::OneCycleLR(Optimizer& optimizer, OneCycleLROptions o)
     : LRScheduler(optimizer),
-      max_lr_(max_lr),
-      total_steps_(total_steps),
-      pct_start_(pct_start),
-      initial_lr_(max_lr / div_factor),
-      min_lr_(max_lr / div_factor / final_div_factor),
-      cycle_momentum_(cycle_momentum),
-      base_momentum_(base_momentum),
-      max_momentum_(max_momentum) {
-  HWARO_CHECK(max_lr > 0, "OneCycleLR: expected max_lr > 0, found ", max_lr);
-  HWARO_CHECK(total_steps > 1, "OneCycleLR: expected total_steps > 1, found ", total_steps);
-  HWARO_CHECK(pct_start > 0 && pct_start < 1, "OneCycleLR: expected pct_start in (0, 1), found ", pct_start);
-  HWARO_CHECK(div_factor > 0 && final_div_factor > 0, "OneCycleLR: expected div_factor and final_div_factor > 0, ",
-              "found ", div_factor, " and ", final_div_factor);
-  HWARO_CHECK(pct_start * static_cast<double>(total_steps) - 1 > 0, "OneCycleLR: pct_start * total_steps must ",
-              "exceed 1 so the warm-up phase has a step, found ", pct_start * static_cast<double>(total_steps));
-  if (cycle_momentum) {
-    HWARO_CHECK(0 <= base_momentum && base_momentum <= max_momentum && max_momentum < 1, "OneCycleLR: expected ",
-                "0 <= base_momentum <= max_momentum < 1, found ", base_momentum, " and ", max_momentum);
-    for (const ParamGroup& group : optimizer.param_groups()) {
+      total_steps_(cycle_steps(o)),
+      linear_(o.anneal_strategy == "linear"),
+      cycle_momentum_(o.cycle_momentum) {
+  HWARO_CHECK(o.anneal_strategy == "cos" || o.anneal_strategy == "linear",
+              "OneCycleLR: anneal_strategy must be \"cos\" or \"linear\", found \"", o.anneal_strategy, "\"");
+  auto& groups = optimizer.param_groups();
+  HWARO_CHECK(o.max_lr.size() == 1 || o.max_lr.size() == groups.size(), "OneCycleLR: expected one max_lr, or one ",
+              "for each of the ", groups.size(), " parameter groups, found ", o.max_lr.size());
+  for (double max_lr : o.max_lr) HWARO_CHECK(max_lr > 0, "OneCycleLR: expected max_lr > 0, found ", max_lr);
+  HWARO_CHECK(o.pct_start > 0 && o.pct_start < 1, "OneCycleLR: expected pct_start in (0, 1), found ", o.pct_start);
+  HWARO_CHECK(o.div_factor > 0 && o.final_div_factor > 0, "OneCycleLR: expected div_factor and final_div_factor > 0, ",
+              "found ", o.div_factor, " and ", o.final_div_factor);
+  const double total = static_cast<double>(total_steps_);
+  // The ends of the phases, as PyTorch computes them; each phase must have a step, else its pct
+  // divides by zero.
+  const double warm_end = o.pct_start * total - 1, down_end = 2 * o.pct_start * total - 2, last = total - 1;
+  HWARO_CHECK(warm_end > 0, "OneCycleLR: pct_start * total_steps must exceed 1 so the warm-up phase has a step, ",
+              "found ", o.pct_start * total);
+  HWARO_CHECK(!o.three_phase || down_end < last, "OneCycleLR: with three_phase, 2 * pct_start * total_steps - 2 ",
+              "(the end of the second phase) must be below total_steps - 1 so the third phase has a step, found ",
+              down_end, " and ", last, "; lower pct_start");
+  if (o.cycle_momentum) {
+    HWARO_CHECK(0 <= o.base_momentum && o.base_momentum <= o.max_momentum && o.max_momentum < 1,
+                "OneCycleLR: expected 0 <= base_momentum <= max_momentum < 1, found ", o.base_momentum, " and ",
+                o.max_momentum);
+    for (const ParamGroup& group : groups) {
       HWARO_CHECK(group.momentum.has_value(), "OneCycleLR: the optimizer must support momentum or beta1 with ",
                   "cycle_momentum enabled; pass cycle_momentum = false");
     }
   }
-  // As PyTorch's, the cycle's start replaces any initial_lr: the schedule is set by max_lr alone.
-  for (ParamGroup& group : optimizer.param_groups()) group.initial_lr = initial_lr_;
+  const double low = o.base_momentum, high = o.max_momentum;
+  if (o.three_phase) {
+    phases_ = {{warm_end, kInitialLr, kMaxLr, high, low},
+               {down_end, kMaxLr, kInitialLr, low, high},
+               {last, kInitialLr, kMinLr, high, high}};
+  } else {
+    phases_ = {{warm_end, kInitialLr, kMaxLr, high, low}, {last, kMaxLr, kMinLr, low, high}};
+  }
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const double max_lr = o.max_lr[o.max_lr.size() == 1 ? 0 : g];
+    const double initial_lr = max_lr / o.div_factor;
+    lrs_.push_back({initial_lr, max_lr, initial_lr / o.final_div_factor});
+    // As PyTorch's, the cycle's start replaces any initial_lr: the schedule is set by max_lr alone.
+    groups[g].initial_lr = initial_lr;
+  }
   apply();
 }
 
-std::pair<bool, double> OneCycleLR::phase(std::int64_t epoch) const {
+std::pair<const OneCycleLR::Phase*, double> OneCycleLR::phase(std::int64_t epoch) const {
   // As PyTorch's: last_epoch == total_steps is allowed (the last step() of a loop of total_steps
-  // iterations) and extrapolates the annealing phase; only the step after it is refused.
+  // iterations) and extrapolates the last phase; only the step after it is refused.
   HWARO_CHECK(epoch <= total_steps_, "OneCycleLR: stepped ", epoch, " times but total_steps is ", total_steps_,
               "; raise total_steps");
-  const double warm_end = pct_start_ * static_cast<double>(total_steps_) - 1;
-  const double last = static_cast<double>(total_steps_ - 1);
   const double e = static_cast<double>(epoch);
-  if (e <= warm_end) return {true, e / warm_end};
-  return {false, (e - warm_end) / (last - warm_end)};
+  double start = 0;
+  std::size_t i = 0;
+  for (; i + 1 < phases_.size() && e > phases_[i].end_step; ++i) start = phases_[i].end_step;
+  return {&phases_[i], (e - start) / (phases_[i].end_step - start)};
 }
 
-namespace {
-// Cosine annealing from start (pct 0) to end (pct 1).
-double anneal(double start, double end, double pct) {
-  return end + (start - end) / 2 * (1 + std::cos(std::numbers::pi * pct));
+double OneCycleLR::anneal(double from, double to, double pct) const {
+  if (linear_) return (to - from) * pct + from;
+  return to + (from - to) / 2 * (1 + std::cos(std::numbers::pi * pct));
 }
-}  // namespace
 
-double OneCycleLR::lr_at(std::int64_t epoch, double /*base_lr*/) const {
-  const auto [warming_up, pct] = phase(epoch);
-  return warming_up ? anneal(initial_lr_, max_lr_, pct) : anneal(max_lr_, min_lr_, pct);
+double OneCycleLR::lr_at(std::int64_t epoch, std::size_t group) const {
+  const auto [p, pct] = phase(epoch);
+  return anneal(lrs_[group][p->lr_from], lrs_[group][p->lr_to], pct);
 }
 
 std::optional<double> OneCycleLR::momentum_at(std::int64_t epoch) const {
   if (!cycle_momentum_) return std::nullopt;
-  const auto [warming_up, pct] = phase(epoch);
-  return warming_up ? anneal(max_momentum_, base_momentum_, pct) : anneal(base_momentum_, max_momentum_, pct);
+  const auto [p, pct] = phase(epoch);
+  return anneal(p->momentum_from, p->momentum_to, pct);
 }
 
 }  // namespace hwaro::optim

@@ -3,6 +3,7 @@
 // closed-form in last_epoch, so a checkpoint's last_epoch restores the schedule exactly:
 //   hw::optim::CosineAnnealingLR sched(opt, /*T_max=*/epochs);
 //   for (...) { train_one_epoch(); sched.step(); }
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -30,7 +31,8 @@ class LRScheduler {
   // group.setdefault('initial_lr', group['lr']), a group without an initial_lr gets its lr, and
   // the base lrs are the groups' initial_lr; then the lrs of epoch 0 are set.
   void apply();
-  virtual double lr_at(std::int64_t epoch, double base_lr) const = 0;
+  // The lr of parameter group `group` (base_lrs_[group] is its initial_lr) at `epoch`.
+  virtual double lr_at(std::int64_t epoch, std::size_t group) const = 0;
   // The momentum (SGD's momentum, Adam's beta1) for an epoch, for schedulers that cycle it.
   virtual std::optional<double> momentum_at(std::int64_t /*epoch*/) const { return std::nullopt; }
 
@@ -50,7 +52,7 @@ class StepLR : public LRScheduler {
   StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma = 0.1);
 
  private:
-  double lr_at(std::int64_t epoch, double base_lr) const override;
+  double lr_at(std::int64_t epoch, std::size_t group) const override;
   std::int64_t step_size_;
   double gamma_;
 };
@@ -61,36 +63,68 @@ class CosineAnnealingLR : public LRScheduler {
   CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min = 0);
 
  private:
-  double lr_at(std::int64_t epoch, double base_lr) const override;
+  double lr_at(std::int64_t epoch, std::size_t group) const override;
   std::int64_t t_max_;
   double eta_min_;
 };
 
-// One cycle with cosine annealing: from max_lr/div_factor up to max_lr over
-// pct_start of total_steps, then down to initial_lr/final_div_factor. With cycle_momentum (the
-// default, as PyTorch's), the momentum (SGD's momentum, Adam's beta1) moves the other way: from
-// max_momentum down to base_momentum while the lr rises, then back up. As PyTorch's, last_epoch
-// may reach total_steps (the last step() of a loop of total_steps iterations); stepping past it is
-// an error, which leaves the schedule as it was.
+// OneCycleLR's options: torch.optim.lr_scheduler.OneCycleLR's names, order and defaults.
+//   hw::optim::OneCycleLR sched(opt, {.max_lr = {0.01}, .epochs = 10, .steps_per_epoch = batches});
+//   hw::optim::OneCycleLR sched(opt, {.max_lr = {0.01, 0.1}, .total_steps = 1000,
+//                                     .anneal_strategy = "linear", .three_phase = true});
+struct OneCycleLROptions {
+  // The peak lr of each parameter group, or one value for all of them.
+  std::vector<double> max_lr = {};
+  // The number of steps in the cycle: total_steps where given, else epochs * steps_per_epoch.
+  std::optional<std::int64_t> total_steps = std::nullopt;
+  std::optional<std::int64_t> epochs = std::nullopt;
+  std::optional<std::int64_t> steps_per_epoch = std::nullopt;
+  double pct_start = 0.3;               // the share of the cycle spent raising the lr
+  std::string anneal_strategy = "cos";  // "cos" (cosine annealing) or "linear"
+  bool cycle_momentum = true;
+  double base_momentum = 0.85;  // the same for every group
+  double max_momentum = 0.95;
+  double div_factor = 25;         // initial_lr = max_lr / div_factor
+  double final_div_factor = 1e4;  // min_lr = initial_lr / final_div_factor
+  // The paper's three phases: up to max_lr, back down to initial_lr over as many steps, then
+  // down to min_lr (the momentum stays at max_momentum). Else fastai's two: up, then down to min_lr.
+  bool three_phase = false;
+};
+
+// One cycle: each group's lr rises from initial_lr to max_lr over pct_start of the cycle, then
+// falls to min_lr (see OneCycleLROptions). With cycle_momentum (the default, as PyTorch's), the
+// momentum (SGD's momentum, Adam's beta1) moves the other way: from max_momentum down to
+// base_momentum while the lr rises, then back up. As PyTorch's, last_epoch may reach total_steps
+// (the last step() of a loop of total_steps iterations); stepping past it is an error, which
+// leaves the schedule as it was.
 class OneCycleLR : public LRScheduler {
  public:
+  OneCycleLR(Optimizer& optimizer, OneCycleLROptions options);
+  // The first form, kept: one max_lr for every group, two phases, cosine annealing.
   OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_steps, double pct_start = 0.3,
              double div_factor = 25, double final_div_factor = 1e4, bool cycle_momentum = true,
              double base_momentum = 0.85, double max_momentum = 0.95);
 
  private:
-  double lr_at(std::int64_t epoch, double base_lr) const override;
+  // A group's lrs at the ends of the phases, indices into lrs_[group].
+  enum Level { kInitialLr, kMaxLr, kMinLr };
+  // As PyTorch's _schedule_phases: a phase runs from the previous one's end_step (0 for the
+  // first) to its own, annealing the lr and the momentum between its two ends.
+  struct Phase {
+    double end_step;
+    Level lr_from, lr_to;
+    double momentum_from, momentum_to;
+  };
+  double lr_at(std::int64_t epoch, std::size_t group) const override;
   std::optional<double> momentum_at(std::int64_t epoch) const override;
-  // Where the epoch is in the cycle: the warm-up phase (true) or the annealing one, and how far along it.
-  std::pair<bool, double> phase(std::int64_t epoch) const;
-  double max_lr_;
+  // The phase the epoch is in, and how far along it (0 to 1, past 1 at epoch total_steps).
+  std::pair<const Phase*, double> phase(std::int64_t epoch) const;
+  double anneal(double from, double to, double pct) const;
   std::int64_t total_steps_;
-  double pct_start_;
-  double initial_lr_;
-  double min_lr_;
+  bool linear_;
   bool cycle_momentum_;
-  double base_momentum_;
-  double max_momentum_;
+  std::vector<Phase> phases_;
+  std::vector<std::array<double, 3>> lrs_;  // per group, by Level
 };
 
 }  // namespace hwaro::optim
