@@ -37,8 +37,12 @@ def main():
     if not report["results"]:
         fail("no results")
     measured = set()
+    seen = set()
     for r in report["results"]:
         where = r["workload"] + " on " + r["device"]
+        if where in seen:
+            fail(where + ": measured twice")
+        seen.add(where)
         if r["device"] not in devices:
             fail(where + ": device not listed")
         if r["runs"] < 1:

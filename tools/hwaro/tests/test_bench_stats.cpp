@@ -8,6 +8,7 @@
 #include <random>
 #include <thread>
 
+#include "bench_guard.h"
 #include "bench_report.h"
 #include "bench_timing.h"
 #include "device_peak.h"
@@ -168,4 +169,21 @@ TEST(BenchStats, SmallRatiosDoNotReadAsZero) {
   for (const char* wrong : {" 0%", " 0.0x"}) {
     EXPECT_EQ(table.find(wrong), std::string::npos) << "'" << wrong << "' in\n" << table;
   }
+}
+
+// A workload that throws hw::Error (the GPU out of memory at a large batch) is a skip quoting the
+// error; the rows measured before it, and the workloads after it, are kept.
+TEST(BenchStats, AFailedWorkloadIsASkipAndTheOthersAreKept) {
+  BenchReport report;
+  run_guarded(report, "first", "cpu", [&] { report.rows.push_back({.workload = "first", .device = "cpu"}); });
+  run_guarded(report, "train step cnn, batch 65536", "cuda:0",
+              [] { throw hw::OutOfMemoryError("CUDA out of memory: tried to allocate 9.0 GiB"); });
+  run_guarded(report, "third", "cpu", [&] { report.rows.push_back({.workload = "third", .device = "cpu"}); });
+  ASSERT_EQ(report.rows.size(), 2u);
+  EXPECT_EQ(report.rows[0].workload, "first");
+  EXPECT_EQ(report.rows[1].workload, "third");
+  ASSERT_EQ(report.skipped.size(), 1u);
+  EXPECT_EQ(report.skipped[0].workload, "train step cnn, batch 65536");
+  EXPECT_EQ(report.skipped[0].device, "cuda:0");
+  EXPECT_EQ(report.skipped[0].reason, "failed: CUDA out of memory: tried to allocate 9.0 GiB");
 }
