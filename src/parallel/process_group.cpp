@@ -1,5 +1,7 @@
 // The default process group (one per process, behind a mutex) and the free functions over it.
+#include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "hwaro/distributed.h"
 #include "parallel/backend_factories.h"
@@ -19,6 +21,19 @@ std::unique_ptr<ProcessGroup> make_group(const std::string& backend, std::chrono
   return nullptr;
 }
 
+// torchrun's WORLD_SIZE and RANK (PyTorch's env:// rendezvous) are not how hwaro's ranks meet:
+// mpirun starts them. A process started with those variables but without mpirun is a group of one
+// and would train alone, silently; so where they are set they must agree with the group.
+void check_torchrun_variables(const ProcessGroup& made) {
+  for (const auto& [name, value] : {std::pair{"WORLD_SIZE", made.world_size()}, std::pair{"RANK", made.rank()}}) {
+    const char* text = std::getenv(name);
+    HWARO_CHECK(text == nullptr || std::string(text) == std::to_string(value), "init_process_group(\"",
+                made.backend(), "\"): ", name, "=", text, " in the environment (torchrun's convention), but this ",
+                "process is rank ", made.rank(), " of ", made.world_size(), ": hwaro's ranks are the processes ",
+                "mpirun starts (mpirun -np N program); launch it so, or unset ", name);
+  }
+}
+
 std::shared_ptr<Work> finish(std::shared_ptr<Work> work, bool async_op) {
   if (!async_op) work->wait();
   return work;
@@ -31,7 +46,9 @@ void init_process_group(const std::string& backend, std::chrono::milliseconds ti
   HWARO_CHECK(group == nullptr, "init_process_group: the default process group is already initialised (backend '",
               group ? group->backend() : "", "'); call destroy_process_group() first");
   HWARO_CHECK(timeout.count() > 0, "init_process_group: the timeout must be positive, got ", timeout.count(), " ms");
-  group = make_group(backend, timeout);
+  std::unique_ptr<ProcessGroup> made = make_group(backend, timeout);
+  check_torchrun_variables(*made);
+  group = std::move(made);
 }
 
 bool is_initialized() {

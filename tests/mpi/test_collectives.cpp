@@ -3,6 +3,7 @@
 // inputs from one seed that rank 0 broadcasts), for several sizes and dtypes; async handles;
 // argument errors; and a rank that is late past the timeout is a DistributedError, not a hang.
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 
 #include "hwaro/distributed.h"
@@ -163,6 +164,28 @@ TEST(MpiCollectives, WrongArgumentsAreClearErrors) {
   std::vector<Tensor> wrong_shape(static_cast<std::size_t>(world), zeros({4}));
   EXPECT_TRUE(throws_with<Error>([&] { dist::reduce_scatter(zeros({3}), wrong_shape); }, "inputs[0] must have the shape"));
   EXPECT_TRUE(throws_with<Error>([] { dist::init_process_group("mpi"); }, "already initialised"));
+  dist::barrier();
+}
+
+TEST(MpiCollectives, TorchrunVariablesThatContradictTheGroupAreRefused) {
+  // torchrun's WORLD_SIZE and RANK are not how hwaro's ranks meet (mpirun is): a process started
+  // with them but without mpirun would be a group of one and train alone. Where they are set, they
+  // must agree with the group, on every rank.
+  const int rank = dist::get_rank();
+  dist::destroy_process_group();
+  ::setenv("WORLD_SIZE", "4", 1);
+  EXPECT_TRUE(throws_with<Error>([] { dist::init_process_group("mpi", std::chrono::seconds(60)); },
+                                 "WORLD_SIZE=4 in the environment"));
+  EXPECT_FALSE(dist::is_initialized());
+  ::setenv("WORLD_SIZE", "2", 1);
+  ::setenv("RANK", std::to_string(1 - rank).c_str(), 1);
+  EXPECT_TRUE(throws_with<Error>([] { dist::init_process_group("mpi", std::chrono::seconds(60)); },
+                                 "RANK=" + std::to_string(1 - rank) + " in the environment"));
+  ::setenv("RANK", std::to_string(rank).c_str(), 1);
+  dist::init_process_group("mpi", std::chrono::seconds(60));  // variables that agree are accepted
+  ::unsetenv("WORLD_SIZE");
+  ::unsetenv("RANK");
+  EXPECT_EQ(dist::get_rank(), rank);
   dist::barrier();
 }
 
