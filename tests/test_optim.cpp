@@ -124,6 +124,70 @@ TEST(Optim, AdamAndAdamWMatchTheReferenceRule) {
   }
 }
 
+// maximize (torch's) steps along the gradient: torch/optim/sgd.py and adam.py negate the gradient
+// before anything else (weight decay, momentum, the moments), so the reference is each rule fed
+// -grad; on the fused kernel (contiguous) and on the composite path (strided).
+TEST(Optim, MaximizeNegatesTheGradientBeforeAnythingElse) {
+  // By hand: p = 2, grad = 1, weight_decay 0.5, lr 0.1: g = -1 + 0.5 * 2 = 0 and p stays 2
+  // (negating after the decay would give p = 2.2; without maximize p = 1.8).
+  for (bool contiguous : {true, false}) {
+    EXPECT_EQ(run<optim::SGD>({2.0}, {{1.0}}, optim::SGDOptions{.lr = 0.1, .weight_decay = 0.5, .maximize = true},
+                              contiguous)[0][0],
+              2.0);
+  }
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (bool contiguous : {true, false}) {
+    SCOPED_TRACE(contiguous ? "fused" : "composite");
+    const auto grads = gradients(rng);
+    auto negated = grads;
+    for (auto& step : negated) {
+      for (double& v : step) v = -v;
+    }
+    const std::vector<double> start = values_of(random_tensor({kSize}, kFloat64, rng));
+    for (bool nesterov : {false, true}) {
+      const double lr = 0.05, mu = 0.9, dampening = nesterov ? 0.0 : 0.1, wd = 0.01;
+      const auto got = run<optim::SGD>(start, grads,
+                                       optim::SGDOptions{.lr = lr,
+                                                         .momentum = mu,
+                                                         .dampening = dampening,
+                                                         .weight_decay = wd,
+                                                         .nesterov = nesterov,
+                                                         .maximize = true},
+                                       contiguous);
+      std::vector<double> p = start, buf(kSize);
+      for (int t = 0; t < kSteps; ++t) {
+        for (std::int64_t i = 0; i < kSize; ++i) {
+          double g = negated[t][i] + wd * p[i];
+          buf[i] = t == 0 ? g : mu * buf[i] + (1 - dampening) * g;
+          g = nesterov ? g + mu * buf[i] : buf[i];
+          p[i] -= lr * g;
+        }
+        EXPECT_TRUE(all_close(got[t], p, 1e-12, 1e-12)) << "SGD step " << t << " nesterov " << nesterov;
+      }
+    }
+    for (bool amsgrad : {false, true}) {
+      std::vector<double> p = start, q = start;
+      std::vector<std::vector<double>> want_adam, want_adamw;
+      adam_reference(p, negated, 0.01, 0.9, 0.99, 1e-8, 0.1, false, amsgrad, want_adam);
+      adam_reference(q, negated, 0.01, 0.9, 0.99, 1e-8, 0.1, true, amsgrad, want_adamw);
+      const auto adam = run<optim::Adam>(
+          start, grads,
+          optim::AdamOptions{.lr = 0.01, .beta2 = 0.99, .weight_decay = 0.1, .amsgrad = amsgrad, .maximize = true},
+          contiguous);
+      const auto adamw = run<optim::AdamW>(
+          start, grads,
+          optim::AdamWOptions{.lr = 0.01, .beta2 = 0.99, .weight_decay = 0.1, .amsgrad = amsgrad, .maximize = true},
+          contiguous);
+      for (int t = 0; t < kSteps; ++t) {
+        EXPECT_TRUE(all_close(adam[t], want_adam[t], 1e-10, 1e-12)) << "Adam step " << t << " amsgrad " << amsgrad;
+        EXPECT_TRUE(all_close(adamw[t], want_adamw[t], 1e-10, 1e-12)) << "AdamW step " << t << " amsgrad " << amsgrad;
+      }
+    }
+  }
+}
+
 // A group as a model gives it: parameters of several sizes (1 element; more than a GPU block's
 // share), a strided one (the composite path), one whose gradient arrives a step late (its own
 // step count, so its own bias corrections), one that never gets a gradient. Each parameter must

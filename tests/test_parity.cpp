@@ -233,6 +233,29 @@ std::vector<ParityCase> make_cases() {
        [](const Inputs& in) {
          return optimizer_group_steps<hw::optim::SGD>(in, hw::optim::SGDOptions{.lr = 0.1, .momentum = 0.9, .dampening = 0.1});
        }, 4},
+      // maximize: the gradient negated in the fused kernel (and in the composite path on the CPU).
+      {"adamw_group_maximize_steps", [](R& rng) {
+         Inputs in;
+         for (int half = 0; half < 2; ++half) {
+           for (std::int64_t size : {1, 1025, 3000}) in.push_back(rnd({size}, rng));
+         }
+         return in;
+       },
+       [](const Inputs& in) {
+         return optimizer_group_steps<hw::optim::AdamW>(
+             in, hw::optim::AdamWOptions{.lr = 0.01, .weight_decay = 0.1, .amsgrad = true, .maximize = true});
+       }, 4},
+      {"sgd_group_maximize_steps", [](R& rng) {
+         Inputs in;
+         for (int half = 0; half < 2; ++half) {
+           for (std::int64_t size : {3, 2048, 777}) in.push_back(rnd({size}, rng));
+         }
+         return in;
+       },
+       [](const Inputs& in) {
+         return optimizer_group_steps<hw::optim::SGD>(
+             in, hw::optim::SGDOptions{.lr = 0.1, .momentum = 0.9, .weight_decay = 0.01, .nesterov = true, .maximize = true});
+       }, 4},
       {"sgd_nesterov_steps", two({17, 3}, {17, 3}),
        [](const Inputs& in) {
          return optimizer_steps<hw::optim::SGD>(in, hw::optim::SGDOptions{.lr = 0.1, .momentum = 0.9, .weight_decay = 0.01, .nesterov = true});

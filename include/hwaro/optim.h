@@ -78,6 +78,7 @@ struct SGDOptions {
   double dampening = 0.0;
   double weight_decay = 0.0;
   bool nesterov = false;
+  bool maximize = false;  // step along the gradient (torch's maximize): the gradient is negated first
 };
 
 class SGD : public Optimizer {
@@ -96,6 +97,7 @@ struct AdamOptions {
   double eps = 1e-8;
   double weight_decay = 0.0;  // Adam: added to the gradient (L2); AdamW: decoupled decay
   bool amsgrad = false;
+  bool maximize = false;  // step along the gradient (torch's maximize): the gradient is negated first
 };
 
 class Adam : public Optimizer {
@@ -122,6 +124,7 @@ struct AdamWOptions {
   double eps = 1e-8;
   double weight_decay = 1e-2;
   bool amsgrad = false;
+  bool maximize = false;
 };
 
 class AdamW : public Adam {

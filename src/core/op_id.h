@@ -41,9 +41,11 @@ namespace hwaro {
   /* fused optimiser steps, multi-tensor (KernelArgs::tuples, one per parameter; all contiguous, */ \
   /* one dtype, updated in place; kernels/optimizer_math.h); tensors[0] names the device */       \
   X(AdamStep)       /* tuple: param, grad, exp_avg, exp_avg_sq[, max_exp_avg_sq]; its scalars =  \
-                       step_size, inv_sqrt_bias2; scalars = beta1, beta2, eps, l2, param_scale */ \
+                       step_size, inv_sqrt_bias2; scalars = beta1, beta2, eps, l2, param_scale; \
+                       ints[0] = maximize */                                                    \
   X(SgdStep)        /* tuple: param, grad[, momentum_buffer]; its scalars[0] = first step;      \
-                       scalars = lr, momentum, dampening, weight_decay; ints[0] = nesterov */     \
+                       scalars = lr, momentum, dampening, weight_decay; ints[0] = nesterov,     \
+                       ints[1] = maximize */                                                    \
   /* 2-D windows: ints = kh, kw, sh, sw, ph, pw, dh, dw (kernels/window2d.h) */                  \
   X(Im2col)         /* cols [N, C*kh*kw, oh*ow] (last stride 1), x [N, C, H, W] contiguous */     \
   X(Col2im)         /* x [N, C, H, W] contiguous, cols [N, C*kh*kw, oh*ow] (last stride 1): x = sum of cols */ \

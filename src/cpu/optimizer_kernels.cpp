@@ -18,7 +18,7 @@ template <typename T> struct AdamStepKernel {
       T* m = static_cast<T*>(t.data[2]);
       T* v = static_cast<T*>(t.data[3]);
       T* v_max = static_cast<T*>(t.data[4]);
-      const kernels::AdamScalars<T> s = kernels::adam_scalars<T>(args.scalars, t.scalars);
+      const kernels::AdamScalars<T> s = kernels::adam_scalars<T>(args.scalars, args.ints[0] != 0, t.scalars);
       parallel_for(0, t.numel, kElementwiseGrain / 4, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) {
           kernels::adam_update<T>(p[i], g[i], m[i], v[i], v_max != nullptr ? v_max + i : nullptr, s);
@@ -35,7 +35,8 @@ template <typename T> struct SgdStepKernel {
       T* p = static_cast<T*>(t.data[0]);
       const T* g = static_cast<const T*>(t.data[1]);
       T* buf = static_cast<T*>(t.data[2]);
-      const kernels::SgdScalars<T> s = kernels::sgd_scalars<T>(args.scalars, args.ints[0] != 0, t.scalars, buf != nullptr);
+      const kernels::SgdScalars<T> s =
+          kernels::sgd_scalars<T>(args.scalars, args.ints[0] != 0, args.ints[1] != 0, t.scalars, buf != nullptr);
       parallel_for(0, t.numel, kElementwiseGrain / 2, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t i = begin; i < end; ++i) kernels::sgd_update<T>(p[i], g[i], buf != nullptr ? buf + i : nullptr, s);
       });

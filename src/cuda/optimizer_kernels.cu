@@ -11,10 +11,11 @@ namespace {
 
 template <typename T> struct AdamElement {
   T group[5];  // beta1, beta2, eps, l2, param_scale
+  bool maximize;
 
   __device__ void operator()(const TupleBatch<T>& batch, int item, std::int64_t i) const {
     T* const* d = batch.data[item];
-    const kernels::AdamScalars<T> s = kernels::adam_scalars<T>(group, batch.scalars[item]);
+    const kernels::AdamScalars<T> s = kernels::adam_scalars<T>(group, maximize, batch.scalars[item]);
     T p = d[0][i], m = d[2][i], v = d[3][i];
     kernels::adam_update<T>(p, d[1][i], m, v, d[4] != nullptr ? d[4] + i : nullptr, s);
     d[0][i] = p;
@@ -25,11 +26,12 @@ template <typename T> struct AdamElement {
 
 template <typename T> struct SgdElement {
   T group[4];  // lr, momentum, dampening, weight_decay
-  bool nesterov;
+  bool nesterov, maximize;
 
   __device__ void operator()(const TupleBatch<T>& batch, int item, std::int64_t i) const {
     T* const* d = batch.data[item];
-    const kernels::SgdScalars<T> s = kernels::sgd_scalars<T>(group, nesterov, batch.scalars[item], d[2] != nullptr);
+    const kernels::SgdScalars<T> s =
+        kernels::sgd_scalars<T>(group, nesterov, maximize, batch.scalars[item], d[2] != nullptr);
     T p = d[0][i];
     kernels::sgd_update<T>(p, d[1][i], d[2] != nullptr ? d[2] + i : nullptr, s);
     d[0][i] = p;
@@ -40,6 +42,7 @@ template <typename T> struct AdamStepKernel {
   static void run(const KernelArgs& args) {
     AdamElement<T> f{};
     for (int k = 0; k < 5; ++k) f.group[k] = static_cast<T>(args.scalars[k]);
+    f.maximize = args.ints[0] != 0;
     multi_tensor_apply<T>(args, f);
   }
 };
@@ -49,6 +52,7 @@ template <typename T> struct SgdStepKernel {
     SgdElement<T> f{};
     for (int k = 0; k < 4; ++k) f.group[k] = static_cast<T>(args.scalars[k]);
     f.nesterov = args.ints[0] != 0;
+    f.maximize = args.ints[1] != 0;
     multi_tensor_apply<T>(args, f);
   }
 };

@@ -95,6 +95,7 @@ std::vector<std::size_t> fused_adam_step(const std::vector<AdamParam>& params, c
   KernelArgs shared;
   const double scalars[] = {s.beta1, s.beta2, s.eps, s.l2, s.param_scale};
   std::copy(std::begin(scalars), std::end(scalars), shared.scalars);
+  shared.ints[0] = s.maximize ? 1 : 0;
   return launch_batched(OpId::AdamStep, candidates, shared);
 }
 
@@ -111,6 +112,7 @@ std::vector<std::size_t> fused_sgd_step(const std::vector<SgdParam>& params, con
   shared.scalars[2] = s.dampening;
   shared.scalars[3] = s.weight_decay;
   shared.ints[0] = s.nesterov ? 1 : 0;
+  shared.ints[1] = s.maximize ? 1 : 0;
   return launch_batched(OpId::SgdStep, candidates, shared);
 }
 

@@ -20,9 +20,10 @@ struct AdamParam {
   double step_size, inv_sqrt_bias2;
 };
 // The group's scalars (kernels/optimizer_math.h): l2 = weight_decay for Adam, param_scale =
-// 1 - lr * weight_decay for AdamW.
+// 1 - lr * weight_decay for AdamW; maximize: the gradient is negated first.
 struct AdamGroupScalars {
   double beta1, beta2, eps, l2, param_scale;
+  bool maximize;
 };
 // Returns the indices into params of those not taken.
 std::vector<std::size_t> fused_adam_step(const std::vector<AdamParam>& params, const AdamGroupScalars& scalars);
@@ -35,7 +36,7 @@ struct SgdParam {
 };
 struct SgdGroupScalars {
   double lr, momentum, dampening, weight_decay;
-  bool nesterov;
+  bool nesterov, maximize;
 };
 std::vector<std::size_t> fused_sgd_step(const std::vector<SgdParam>& params, const SgdGroupScalars& scalars);
 

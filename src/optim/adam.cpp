@@ -1,4 +1,4 @@
-// Adam and AdamW as torch.optim's: m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g^2,
+// Adam and AdamW as torch.optim's (g = -grad with maximize): m = b1 m + (1 - b1) g, v = b2 v + (1 - b2) g^2,
 // p -= lr * (m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps). Adam adds wd * p to g; AdamW
 // multiplies p by (1 - lr * wd) first. amsgrad keeps the running maximum of v.
 #include <cmath>
@@ -21,7 +21,7 @@ void check_options(const AdamOptions& o, const char* name) {
 // The same update op by op, for dtypes and layouts the fused kernel does not take.
 void composite_step(const ops::AdamParam& a, const ops::AdamGroupScalars& s) {
   Tensor p = a.param, m = a.exp_avg, v = a.exp_avg_sq;
-  Tensor g = a.grad;
+  Tensor g = s.maximize ? a.grad.neg() : a.grad;
   if (s.l2 != 0.0) g = g.add(p, s.l2);
   if (s.param_scale != 1.0) p.mul_(s.param_scale);
   m.mul_(s.beta1).add_(g, 1.0 - s.beta1);
@@ -47,8 +47,13 @@ Adam::Adam(std::vector<Tensor> params, AdamOptions options, bool decoupled, cons
 
 AdamW::AdamW(std::vector<Tensor> params, AdamWOptions o)
     : Adam(std::move(params),
-           {.lr = o.lr, .beta1 = o.beta1, .beta2 = o.beta2, .eps = o.eps, .weight_decay = o.weight_decay,
-            .amsgrad = o.amsgrad},
+           {.lr = o.lr,
+            .beta1 = o.beta1,
+            .beta2 = o.beta2,
+            .eps = o.eps,
+            .weight_decay = o.weight_decay,
+            .amsgrad = o.amsgrad,
+            .maximize = o.maximize},
            true, "AdamW") {}
 
 void Adam::check_state() {
@@ -105,7 +110,8 @@ void Adam::step() {
                                         .beta2 = o.beta2,
                                         .eps = o.eps,
                                         .l2 = decoupled_weight_decay_ ? 0.0 : o.weight_decay,
-                                        .param_scale = decoupled_weight_decay_ ? 1.0 - group.lr * o.weight_decay : 1.0};
+                                        .param_scale = decoupled_weight_decay_ ? 1.0 - group.lr * o.weight_decay : 1.0,
+                                        .maximize = o.maximize};
     for (std::size_t left : ops::fused_adam_step(params, scalars)) composite_step(params[left], scalars);
   }
 }

@@ -1,5 +1,6 @@
-// SGD as torch.optim.SGD: g = grad + wd * p; with momentum, b = mu * b + (1 - dampening) * g
-// (b = g at the first step), and g = b, or g + mu * b with nesterov; p -= lr * g.
+// SGD as torch.optim.SGD: g = grad (-grad with maximize) + wd * p; with momentum,
+// b = mu * b + (1 - dampening) * g (b = g at the first step), and g = b, or g + mu * b with
+// nesterov; p -= lr * g.
 #include "hwaro/autograd.h"
 #include "hwaro/ops.h"
 #include "hwaro/optim.h"
@@ -11,7 +12,7 @@ namespace {
 // The same update op by op, for dtypes and layouts the fused kernel does not take.
 void composite_step(const ops::SgdParam& a, const ops::SgdGroupScalars& s) {
   Tensor p = a.param;
-  Tensor g = a.grad;
+  Tensor g = s.maximize ? a.grad.neg() : a.grad;
   if (s.weight_decay != 0.0) g = g.add(p, s.weight_decay);
   if (a.momentum_buffer.defined()) {
     Tensor buffer = a.momentum_buffer;
@@ -61,7 +62,8 @@ void SGD::step() {
                                        .momentum = momentum,
                                        .dampening = options_.dampening,
                                        .weight_decay = options_.weight_decay,
-                                       .nesterov = options_.nesterov};
+                                       .nesterov = options_.nesterov,
+                                       .maximize = options_.maximize};
     for (std::size_t left : ops::fused_sgd_step(params, scalars)) composite_step(params[left], scalars);
   }
 }
