@@ -1,6 +1,7 @@
 // Autograd's behaviour as PyTorch users know it: leaves and .grad, accumulation, retain_graph,
 // no_grad, detach, in-place checks through the version counter, retain_grad, deep graphs.
 #include "support/test_support.h"
+#include "core/tensor_impl.h"  // a storage's lifetime, for what the graph keeps alive
 
 namespace hwaro::test {
 namespace {
@@ -79,6 +80,45 @@ TEST(Autograd, SecondBackwardNeedsRetainGraph) {
   y.backward();
   EXPECT_TRUE(all_close(grad_of(x), values_of(x * 4), 1e-6, 1e-6));
   EXPECT_TRUE(throws_with<Error>([&] { y.backward(); }, "retain_graph"));
+}
+
+// As PyTorch's: a node frees nothing it never held, so a graph of additions, sums and views can be
+// gone through again without retain_graph; a node that holds tensors (mul's factors) still refuses.
+TEST(Autograd, ASecondBackwardThroughNodesThatHoldNothingIsAllowed) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  Tensor x = random_tensor({2, 3}, kFloat64, rng).set_requires_grad(true);
+  Tensor y = (x + 1).reshape({3, 2}).t().sum();
+  y.backward();
+  y.backward();
+  EXPECT_TRUE(all_close(grad_of(x), std::vector<double>(6, 2.0), 0, 0));
+  Tensor z = (x * x).sum();
+  z.backward();
+  EXPECT_TRUE(throws_with<Error>([&] { z.backward(); }, "retain_graph"));
+}
+
+// A rule that needs only an input's sizes (a sum, an addition) does not keep the input alive, as
+// PyTorch saves only what a gradient reads: here neither intermediate's memory outlives its tensor
+// while the graph (held by loss) is alive, and the gradient is still right.
+TEST(Autograd, TheGraphDoesNotKeepAliveWhatNoRuleReads) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  Tensor x = random_tensor({64, 32}, kFloat64, rng).set_requires_grad(true);
+  Tensor loss;
+  std::weak_ptr<Storage> shifted_memory, wide_memory;
+  {
+    const Tensor shifted = x + 3;                      // AddBackward: sizes only
+    const Tensor wide = cat({shifted, shifted}, 1);    // CatBackward: sizes only
+    loss = wide.sum();                                 // SumBackward: sizes only
+    shifted_memory = shifted.impl_ptr()->storage();
+    wide_memory = wide.impl_ptr()->storage();
+  }
+  EXPECT_TRUE(shifted_memory.expired());
+  EXPECT_TRUE(wide_memory.expired());
+  loss.backward();
+  EXPECT_TRUE(all_close(grad_of(x), std::vector<double>(64 * 32, 2.0), 0, 0));
 }
 
 TEST(Autograd, NoGradGuardRecordsNothing) {

@@ -99,14 +99,14 @@ std::vector<Tensor> unary_rule(const SavedCall& c, const Tensor& g) { return {un
 
 std::vector<Tensor> binary_rule(const SavedCall& c, const Tensor& g) {
   auto [ga, gb] = binary_grads(c, g);
-  return {c.needs_grad[0] ? sum_to(ga, c.input(0).sizes()) : Tensor(),
-          c.needs_grad[1] ? sum_to(gb, c.input(1).sizes()) : Tensor()};
+  return {c.needs_grad[0] ? sum_to(ga, c.input_sizes(0)) : Tensor(),
+          c.needs_grad[1] ? sum_to(gb, c.input_sizes(1)) : Tensor()};
 }
 
 std::vector<Tensor> where_rule(const SavedCall& c, const Tensor& g) {
   const Tensor& condition = c.saved[0];
-  return {c.needs_grad[0] ? sum_to(g.masked_fill(!condition, 0), c.input(0).sizes()) : Tensor(),
-          c.needs_grad[1] ? sum_to(g.masked_fill(condition, 0), c.input(1).sizes()) : Tensor()};
+  return {c.needs_grad[0] ? sum_to(g.masked_fill(!condition, 0), c.input_sizes(0)) : Tensor(),
+          c.needs_grad[1] ? sum_to(g.masked_fill(condition, 0), c.input_sizes(1)) : Tensor()};
 }
 
 std::vector<Tensor> masked_fill_rule(const SavedCall& c, const Tensor& g) { return {g.masked_fill(c.saved[0], 0)}; }

@@ -25,7 +25,7 @@ std::vector<Tensor> addmm_rule(const SavedCall& c, const Tensor& g) {
   const Tensor& a = c.input(1);
   const Tensor& b = c.input(2);
   Tensor g_self, ga, gb;
-  if (c.needs_grad[0]) g_self = sum_to(beta == 1.0 ? g : g * beta, c.input(0).sizes());
+  if (c.needs_grad[0]) g_self = sum_to(beta == 1.0 ? g : g * beta, c.input_sizes(0));
   if (c.needs_grad[1]) ga = alpha == 1.0 ? mm(g, b.t()) : mm(g, b.t()) * alpha;
   if (c.needs_grad[2]) gb = alpha == 1.0 ? mm(a.t(), g) : mm(a.t(), g) * alpha;
   return {g_self, ga, gb};

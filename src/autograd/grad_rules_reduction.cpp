@@ -8,7 +8,7 @@ namespace hwaro::autograd {
 namespace {
 
 std::vector<Tensor> sum_rule(const SavedCall& c, const Tensor& g) {
-  return {expand_reduced(g, c.input(0).sizes(), c.ints.ref(), c.flag)};
+  return {expand_reduced(g, c.input_sizes(0), c.ints.ref(), c.flag)};
 }
 
 // d prod / d x_i is the product of the other elements of its slice: out / x_i when the slice

@@ -16,23 +16,24 @@ std::vector<Tensor> im2col_rule(const SavedCall& c, const Tensor& g) { return {o
 std::vector<Tensor> col2im_rule(const SavedCall& c, const Tensor& g) { return {ops::im2col_from_ints(g, c.ints)}; }
 
 std::vector<Tensor> max_pool2d_rule(const SavedCall& c, const Tensor& g) {
-  const Tensor& x = c.input(0);
+  const IntArrayRef x_sizes = c.input_sizes(0);
   const Tensor& indices = c.saved[0];
-  const std::int64_t planes = x.size(0) * x.size(1);
+  const std::int64_t planes = x_sizes[0] * x_sizes[1];
   const Tensor flat_index = indices.reshape({planes, -1});
-  const Tensor grad_planes = zeros({planes, x.size(2) * x.size(3)}, {.dtype = g.dtype(), .device = g.device()});
-  return {grad_planes.scatter_add(1, flat_index, g.reshape({planes, -1})).reshape(x.sizes())};
+  const Tensor grad_planes = zeros({planes, x_sizes[2] * x_sizes[3]}, {.dtype = g.dtype(), .device = g.device()});
+  return {grad_planes.scatter_add(1, flat_index, g.reshape({planes, -1})).reshape(x_sizes)};
 }
 
-// inputs x, weight[, bias]; the kernels write fresh tensors, so nothing is recorded for them.
+// inputs x, weight[, bias]; the kernels write fresh tensors, so nothing is recorded for them. x is
+// held only for the weight's and bias's gradients, the weight only for x's.
 std::vector<Tensor> conv2d_rule(const SavedCall& c, const Tensor& g) {
   const Tensor& x = c.input(0);
   const Tensor& weight = c.input(1);
   const bool bias_needs_grad = c.inputs.size() == 3 && c.needs_grad[2];
   std::vector<Tensor> grads(c.inputs.size());
-  if (c.needs_grad[0]) grads[0] = ops::conv2d_backward_input(g, weight, x.sizes(), c.ints);
+  if (c.needs_grad[0]) grads[0] = ops::conv2d_backward_input(g, weight, c.input_sizes(0), c.ints);
   if (c.needs_grad[1] || bias_needs_grad) {
-    ops::ConvWeightGrads w = ops::conv2d_backward_weight(x, g, weight.sizes(), bias_needs_grad, c.ints);
+    ops::ConvWeightGrads w = ops::conv2d_backward_weight(x, g, c.input_sizes(1), bias_needs_grad, c.ints);
     if (c.needs_grad[1]) grads[1] = std::move(w.weight);
     if (bias_needs_grad) grads[2] = std::move(w.bias);
   }

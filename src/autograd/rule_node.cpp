@@ -43,10 +43,11 @@ const char* kind_name(ops::GradOp kind) {
 }
 
 // Whether the rule of c reads the values of input i, or of the output (else it uses at most their
-// sizes, dtype and device). Only what is read is checked against in-place changes, as PyTorch
-// checks only the tensors a node saves: changing an operand of an addition, or a weight that is
-// only viewed, between forward and backward is allowed there. Must match the rules in
-// grad_rules_*.cpp; when in doubt, answer true.
+// sizes, dtype and device, from SavedCall::input_meta). Only what is read is held, and so checked
+// against in-place changes, as PyTorch saves and checks only what a node needs: changing an
+// operand of an addition, or a weight that is only viewed, between forward and backward is
+// allowed there. Must match the rules in grad_rules_*.cpp (a rule that reads an input not held
+// meets an undefined tensor, which every op refuses); when in doubt, answer true.
 bool reads_input(const SavedCall& c, std::size_t i) {
   using K = ops::GradOp;
   const auto other_needs_grad = [&](std::size_t j) { return c.needs_grad[j]; };
@@ -76,7 +77,7 @@ bool reads_input(const SavedCall& c, std::size_t i) {
       return i > 0 && other_needs_grad(3 - i);  // inputs self, a, b: a for b's, b for a's
     case K::Conv2d:
       // The weight for x's gradient; x for the weight's and the bias's.
-      if (i == 0) return c.needs_grad[1] || (c.inputs.size() == 3 && c.needs_grad[2]);
+      if (i == 0) return c.needs_grad[1] || (c.needs_grad.size() == 3 && c.needs_grad[2]);
       return i == 1 && c.needs_grad[0];
     default:
       return false;  // sums, softmaxes, views, cat, conversions, indexing, windows: sizes only
@@ -103,18 +104,24 @@ bool reads_output(const SavedCall& c) {
 }  // namespace
 
 RuleNode::RuleNode(ops::GradCall&& call, const Tensor& output)
-    : call_{.kind = call.kind, .op = call.op, .inputs = {}, .saved = {}, .output = output.detach(),
+    : call_{.kind = call.kind, .op = call.op, .inputs = {}, .input_meta = {}, .saved = {}, .output = Tensor(),
             .ints = std::move(call.ints), .reals = {}, .flag = call.flag, .needs_grad = {}} {
   for (int i = 0; i < 4; ++i) call_.reals[i] = call.reals[i];
   for (const Tensor& t : call.inputs) {
     call_.needs_grad.push_back(t.defined() && t.requires_grad());
     mutable_next_edges().push_back(gradient_edge(t));
-    call_.inputs.push_back(t.defined() ? t.detach() : Tensor());
+    call_.input_meta.push_back(t.defined() ? InputMeta{t.sizes(), t.dtype(), t.device()} : InputMeta{});
   }
+  // reads_input and reads_output look only at kind, op and needs_grad, all set by now.
+  for (std::size_t i = 0; i < call.inputs.size(); ++i) {
+    const Tensor& t = call.inputs[i];
+    call_.inputs.push_back(t.defined() && reads_input(call_, i) ? t.detach() : Tensor());
+  }
+  if (reads_output(call_)) call_.output = output.detach();
   for (const Tensor& t : call.saved) call_.saved.push_back(t.detach());
   for (const Tensor& t : call_.inputs) versions_.push_back(t.defined() ? t.version() : 0);
   for (const Tensor& t : call_.saved) versions_.push_back(t.version());
-  versions_.push_back(call_.output.version());
+  versions_.push_back(call_.output.defined() ? call_.output.version() : 0);
 }
 
 std::string RuleNode::name() const {
@@ -124,9 +131,9 @@ std::string RuleNode::name() const {
 
 void RuleNode::check_versions() const {
   std::size_t k = 0;
-  auto check = [&](const Tensor& t, const char* role, std::size_t index, bool read) {
+  auto check = [&](const Tensor& t, const char* role, std::size_t index) {
     const std::uint32_t expected = versions_[k++];
-    if (!read || !t.defined() || t.version() == expected) return;
+    if (!t.defined() || t.version() == expected) return;
     std::ostringstream what;
     what << "one of the tensors needed for gradient computation has been modified by an in-place operation: ["
          << t.dtype() << " " << t.sizes() << "] on " << t.device() << ", which is " << role << " " << index << " of "
@@ -134,9 +141,17 @@ void RuleNode::check_versions() const {
          << " instead. Use out-of-place ops (or clone()) for tensors the backward still needs";
     HWARO_CHECK(false, what.str());
   };
-  for (std::size_t i = 0; i < call_.inputs.size(); ++i) check(call_.inputs[i], "input", i, reads_input(call_, i));
-  for (std::size_t i = 0; i < call_.saved.size(); ++i) check(call_.saved[i], "saved tensor", i, true);
-  check(call_.output, "output", 0, reads_output(call_));
+  // Only the tensors a rule reads are held (see the constructor), and each held one is checked.
+  for (std::size_t i = 0; i < call_.inputs.size(); ++i) check(call_.inputs[i], "input", i);
+  for (std::size_t i = 0; i < call_.saved.size(); ++i) check(call_.saved[i], "saved tensor", i);
+  check(call_.output, "output", 0);
+}
+
+bool RuleNode::holds_tensors() const {
+  for (const Tensor& t : call_.inputs) {
+    if (t.defined()) return true;
+  }
+  return !call_.saved.empty() || call_.output.defined();
 }
 
 std::vector<Tensor> RuleNode::apply(const Tensor& grad_output) {
@@ -147,14 +162,15 @@ std::vector<Tensor> RuleNode::apply(const Tensor& grad_output) {
   std::vector<Tensor> grads = rule_for(call_.kind)(call_, grad_output);
   // Each input's gradient in that input's dtype (a rule computes in the result's).
   for (std::size_t i = 0; i < grads.size(); ++i) {
-    if (grads[i].defined() && call_.needs_grad[i] && grads[i].dtype() != call_.inputs[i].dtype()) {
-      grads[i] = grads[i].to(call_.inputs[i].dtype());
+    if (grads[i].defined() && call_.needs_grad[i] && grads[i].dtype() != call_.input_meta[i].dtype) {
+      grads[i] = grads[i].to(call_.input_meta[i].dtype);
     }
   }
   return grads;
 }
 
 void RuleNode::release_saved() {
+  if (!holds_tensors()) return;  // nothing to free, and nothing a second pass would miss
   released_ = true;
   call_.inputs.clear();
   call_.saved.clear();

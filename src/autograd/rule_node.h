@@ -9,12 +9,24 @@
 
 namespace hwaro::autograd {
 
+// What a rule may know of an input whose values it does not read.
+struct InputMeta {
+  DimVector sizes;
+  DType dtype = kFloat32;
+  Device device{DeviceType::CPU};
+};
+
 // What a gradient rule reads. Tensors are detached aliases of the forward's, so that the
-// graph holds their values but no references back into itself.
+// graph holds their values but no references back into itself. As PyTorch's saved variables,
+// an input (or the output) is held only where the rule reads its values (rule_node.cpp's
+// reads_input and reads_output); the others are undefined, so that a sum, a view or an addition
+// does not keep a large activation alive, and every input's sizes, dtype and device stay in
+// input_meta.
 struct SavedCall {
   ops::GradOp kind;
   OpId op;
   std::vector<Tensor> inputs;
+  std::vector<InputMeta> input_meta;
   std::vector<Tensor> saved;
   Tensor output;
   DimVector ints;
@@ -23,6 +35,7 @@ struct SavedCall {
   std::vector<bool> needs_grad;  // per input
 
   const Tensor& input(std::size_t i) const { return inputs[i]; }
+  IntArrayRef input_sizes(std::size_t i) const { return input_meta[i].sizes.ref(); }
 };
 
 // Gradients of the inputs (one per input; undefined where needs_grad is false) from the
@@ -39,6 +52,10 @@ class RuleNode : public Node {
  private:
   // PyTorch's error when a saved tensor was changed in place after the forward.
   void check_versions() const;
+
+  // Whether the rule keeps any tensor: a node that keeps none (an addition, a sum, a view) can be
+  // gone through again after its graph was released, as in PyTorch.
+  bool holds_tensors() const;
 
   SavedCall call_;
   std::vector<std::uint32_t> versions_;  // of inputs, then saved, then the output
