@@ -5,7 +5,9 @@
 //   loss.backward();            // w.grad() == 2 * w
 //   { hw::NoGradGuard no_grad; w.sub_(0.1 * w.grad()); }   // updates are not recorded
 // Gradients accumulate into .grad() of leaves (tensors made by the user with
-// requires_grad); a node's saved tensors are freed after backward unless retain_graph.
+// requires_grad). As PyTorch's, a node saves only the tensors its gradient reads (an addition, a
+// sum or a view keeps only sizes); they are freed after backward unless retain_graph, and only a
+// node that saved some refuses a second pass.
 // On a GPU, backward runs each op's gradient on the stream its forward ran on, and the caller's
 // current stream waits for those streams before backward returns (PyTorch's stream semantics).
 #include <cstdint>
