@@ -75,16 +75,18 @@ void BM_loader_1ms_transform(benchmark::State& state) {
     busy_passes(static_cast<float*>(y.data_ptr()), y.numel(), rounds);
     return y;
   });
-  hw::data::DataLoader loader(dataset, {.batch_size = 16, .num_workers = static_cast<int>(state.range(0)),
-                                        .persistent_workers = true});
+  hw::data::DataLoader loader(
+      dataset,
+      {.batch_size = 16, .num_workers = static_cast<int>(state.range(0)), .persistent_workers = state.range(0) > 0});
   take_batches(state, loader);
   state.counters["passes_per_ms"] = static_cast<double>(rounds);
 }
 
 void BM_loader_trivial(benchmark::State& state) {
   auto dataset = dataset_with(1 << 17, 4, [](const hw::Tensor& x) { return x; });
-  hw::data::DataLoader loader(dataset, {.batch_size = 8, .num_workers = static_cast<int>(state.range(0)),
-                                        .persistent_workers = true});
+  hw::data::DataLoader loader(
+      dataset,
+      {.batch_size = 8, .num_workers = static_cast<int>(state.range(0)), .persistent_workers = state.range(0) > 0});
   take_batches(state, loader);
 }
 

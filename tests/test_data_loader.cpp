@@ -314,6 +314,8 @@ TEST(DataLoader, BadOptionsAndShapes) {
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { DataLoader l(dataset, {.num_workers = -1}); }, "num_workers"));
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { DataLoader l(dataset, {.prefetch_factor = 0}); }, "prefetch_factor"));
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { DataLoader l(nullptr, {}); }, "null"));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { DataLoader l(dataset, {.persistent_workers = true}); },
+                                               "persistent_workers needs num_workers > 0"));
   std::vector<hw::data::Example> ragged{{hw::zeros({2}), hw::zeros({})}, {hw::zeros({3}), hw::zeros({})}};
   hw::data::BatchAllocator allocator(false);
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::default_collate(ragged, allocator); },

@@ -44,6 +44,10 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, DataLoaderOptions optio
               options_.num_workers);
   HWARO_CHECK(options_.prefetch_factor >= 1, "DataLoader: prefetch_factor must be at least 1, but is ",
               options_.prefetch_factor);
+  // As PyTorch's ValueError: with no workers there are no threads to keep, so the option would do nothing.
+  HWARO_CHECK(!options_.persistent_workers || options_.num_workers > 0,
+              "DataLoader: persistent_workers needs num_workers > 0 (there are no worker threads to keep alive); set "
+              "persistent_workers = num_workers > 0");
   if (!options_.collate) options_.collate = default_collate;
   allocator_ = std::make_shared<BatchAllocator>(options_.pin_memory);
   if (options_.num_workers > 0) {

@@ -60,7 +60,7 @@ struct DataLoaderOptions {
   int prefetch_factor = 2;    // batches in flight per worker
   std::uint64_t seed = 0;     // shuffle order and per-sample randomness of transforms
   CollateFn collate{};        // empty: stack data and targets (default_collate)
-  bool persistent_workers = false;  // keep the worker threads alive between epochs
+  bool persistent_workers = false;  // keep the worker threads alive between epochs (needs num_workers > 0)
 };
 
 // Stacks every example's data and target along a new dim 0; all must share shape and dtype.
