@@ -1,5 +1,6 @@
 // read_idx and MnistDataset on tiny IDX files written here; corruption and truncation fuzzing.
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <filesystem>
@@ -181,5 +182,25 @@ TEST(MnistDataset, SamplesAreScaledFloatImagesAndInt64Labels) {
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::MnistDataset(dir.string(), true); }, "classes are 0..9"));
   write_bytes(dir / "train-labels-idx1-ubyte", idx_bytes(0x08, {n - 1}, std::vector<std::uint8_t>(n - 1, 1)));
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::MnistDataset(dir.string(), true); }, "they must match"));
+  fs::remove_all(dir);
+}
+
+// exists() on a path it cannot search throws std::filesystem::filesystem_error; MnistDataset must turn
+// that into an hw::Error naming the path. A symbolic-link loop fails for root as well; a directory
+// without permission only for other users (root may search any directory).
+TEST(MnistDataset, APathThatCannotBeSearchedIsAnHwErrorNamingIt) {
+  const fs::path dir = temp_dir("mnist_unsearchable");
+  const fs::path loop = dir / "loop";
+  fs::create_directory_symlink(loop, loop);
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::MnistDataset(loop.string(), true); },
+                                               "cannot look for MNIST file '" + loop.string() + "/train-images"));
+  if (::geteuid() != 0) {
+    const fs::path locked = dir / "locked";
+    fs::create_directory(locked);
+    fs::permissions(locked, fs::perms::none);
+    EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::data::MnistDataset((locked / "mnist").string(), true); },
+                                                 "cannot look for MNIST file '" + locked.string()));
+    fs::permissions(locked, fs::perms::owner_all);
+  }
   fs::remove_all(dir);
 }

@@ -1,6 +1,7 @@
 // MnistDataset: the four IDX files of MNIST / Fashion-MNIST.
 #include <cstdlib>
 #include <filesystem>
+#include <system_error>
 
 #include "hwaro/data/readers.h"
 #include "hwaro/ops.h"
@@ -14,10 +15,19 @@ std::string default_data_dir() {
 }
 
 namespace {
+// Whether `path` exists; a failure other than its absence (a directory without search permission, a
+// symbolic-link loop) is an hw::Error naming it, not the std::filesystem::filesystem_error exists() throws.
+bool exists(const std::string& path) {
+  std::error_code error;
+  const bool found = std::filesystem::exists(path, error);
+  HWARO_CHECK(!error, "cannot look for MNIST file '", path, "': ", error.message());
+  return found;
+}
+
 std::string find_file(const std::string& dir, const std::string& name) {
   const std::string raw = dir + "/" + name;
-  if (std::filesystem::exists(raw)) return raw;
-  if (std::filesystem::exists(raw + ".gz")) return raw + ".gz";
+  if (exists(raw)) return raw;
+  if (exists(raw + ".gz")) return raw + ".gz";
   throw Error(detail::str_cat("MNIST file not found: '", raw, "' (or '", raw,
                               ".gz'); run scripts/fetch-data.sh to download and convert MNIST and Fashion-MNIST into ",
                               default_data_dir(), " (HWARO_DATA_DIR overrides it), or pass the directory holding them"));
