@@ -160,6 +160,11 @@ TEST_F(CsvTest, EachKindOfBadFileNamesTheFileLineAndColumn) {
   EXPECT_NE(e.find("line 2, column 2: expected a number, found ''"), std::string::npos) << e;
   e = error_of("1,1e39\n");
   EXPECT_NE(e.find("beyond the range of float32"), std::string::npos) << e;
+  // Beyond even double's range: from_chars reports these out of range, not unparsable.
+  e = error_of("1e400,1\n");
+  EXPECT_NE(e.find("line 1, column 1: '1e400' is beyond the range of float32"), std::string::npos) << e;
+  e = error_of("-1e-400,1\n");
+  EXPECT_NE(e.find("line 1, column 1: '-1e-400' is beyond the range of float32"), std::string::npos) << e;
   e = error_of("1,2.5\n");
   EXPECT_NE(e.find("line 1, column 2: the target must be a whole number"), std::string::npos) << e;
   e = error_of("1,\"2\n");

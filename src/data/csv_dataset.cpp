@@ -63,10 +63,13 @@ class CsvParser {
   double number(std::string_view field, std::size_t line, std::size_t column) const {
     double value = 0;
     const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
-    HWARO_CHECK(!field.empty() && error == std::errc() && end == field.data() + field.size(), where(line, column),
-                "expected a number, found ", quoted(field), "; every field but the header's must be a number");
-    HWARO_CHECK(!std::isfinite(value) || std::abs(value) <= std::numeric_limits<float>::max(), where(line, column),
-                quoted(field), " is beyond the range of float32");
+    // A number beyond even double's range (1e400, 1e-400) is result_out_of_range, with the whole field read.
+    const bool out_of_range = error == std::errc::result_out_of_range;
+    HWARO_CHECK(!field.empty() && (error == std::errc() || out_of_range) && end == field.data() + field.size(),
+                where(line, column), "expected a number, found ", quoted(field),
+                "; every field but the header's must be a number");
+    HWARO_CHECK(!out_of_range && (!std::isfinite(value) || std::abs(value) <= std::numeric_limits<float>::max()),
+                where(line, column), quoted(field), " is beyond the range of float32");
     return value;
   }
 
