@@ -131,7 +131,32 @@ TEST(DistributedSampler, ShardReadsTheSamplersSamplesOfTheCurrentEpoch) {
 TEST(DistributedSampler, BadArgumentsAreClearErrors) {
   EXPECT_TRUE(throws_with<Error>([] { DistributedSampler(10, 0, 0); }, "num_replicas must be positive"));
   EXPECT_TRUE(throws_with<Error>([] { DistributedSampler(10, 2, 2); }, "rank must be in [0, 2), got 2"));
-  EXPECT_TRUE(throws_with<Error>([] { DistributedSampler(1, 2, 0, {.drop_last = true}); }, "leave none"));
+}
+
+// As PyTorch (num_samples = 0): no samples, or fewer than ranks with drop_last, is an empty shard
+// on every rank, and a loader over it ends at once, with or without workers.
+TEST(DistributedSampler, TooFewSamplesGiveEmptyShardsThatLoadNoBatches) {
+  for (bool drop_last : {false, true}) {
+    for (const auto& shard : shards(0, 3, {.drop_last = drop_last}, 0)) EXPECT_TRUE(shard.empty());
+  }
+  for (const auto& shard : shards(2, 3, {.drop_last = true}, 0)) EXPECT_TRUE(shard.empty());
+  // Without drop_last, fewer samples than ranks are padded to one each.
+  for (const auto& shard : shards(2, 3, {}, 0)) EXPECT_EQ(shard.size(), 1u);
+
+  auto base = std::make_shared<data::TensorDataset>(zeros({2, 3}), arange(2));
+  auto sampler = std::make_shared<DistributedSampler>(2, 3, 2, data::DistributedSamplerOptions{.drop_last = true});
+  auto shard = std::make_shared<data::DistributedShard>(base, sampler);
+  EXPECT_EQ(shard->size(), 0u);
+  for (int workers : {0, 2}) {
+    data::DataLoader loader(shard, {.batch_size = 4, .num_workers = workers, .persistent_workers = workers > 0});
+    EXPECT_EQ(loader.size(), 0u);
+    for (int epoch = 0; epoch < 2; ++epoch) {
+      sampler->set_epoch(static_cast<std::uint64_t>(epoch));
+      std::size_t batches = 0;
+      for ([[maybe_unused]] auto& batch : loader) ++batches;
+      EXPECT_EQ(batches, 0u) << workers << " workers";
+    }
+  }
 }
 
 }  // namespace

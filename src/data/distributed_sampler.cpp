@@ -14,9 +14,9 @@ DistributedSampler::DistributedSampler(std::size_t dataset_size, int num_replica
   HWARO_CHECK(rank >= 0 && rank < num_replicas, "DistributedSampler: rank must be in [0, ", num_replicas, "), got ",
               rank);
   const auto replicas = static_cast<std::size_t>(num_replicas);
+  // As PyTorch: an empty data set, or fewer samples than ranks with drop_last, gives every rank an
+  // empty shard (a loader over it yields no batches) rather than an error.
   per_rank_ = options.drop_last ? dataset_size / replicas : (dataset_size + replicas - 1) / replicas;
-  HWARO_CHECK(per_rank_ > 0, "DistributedSampler: ", dataset_size, " samples leave none for each of ", num_replicas,
-              " ranks", options.drop_last ? " with drop_last" : "", "; use a larger data set or fewer ranks");
 }
 
 std::vector<std::size_t> DistributedSampler::indices() const {

@@ -38,7 +38,8 @@ class DistributedSampler {
   std::uint64_t epoch() const { return epoch_.load(); }
   // This rank's indices for the current epoch, in the order to read them.
   std::vector<std::size_t> indices() const;
-  // Indices per rank (every rank gets the same number).
+  // Indices per rank (every rank gets the same number; 0 for an empty data set, or for fewer samples
+  // than ranks with drop_last).
   std::size_t size() const { return per_rank_; }
   int num_replicas() const { return num_replicas_; }
   int rank() const { return rank_; }
