@@ -123,6 +123,46 @@ TEST(Checkpoint, ASchedulerMadeAfterLoadingResumesTheScheduleAndOldFilesStillLoa
   EXPECT_EQ(parameter_values(*old.model), expected);
 }
 
+// The scheduler's base lrs travel in the file ("scheduler.base_lrs.0"), as in PyTorch's state_dict:
+// a run resumed with an optimiser made with another lr, its scheduler made before loading, ends as
+// the one that never stopped. A file without them (an older hwaro's) still loads.
+TEST(Checkpoint, TheSchedulersBaseLrsAreSavedAndRestored) {
+  const auto seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  const auto first = random_batches(3, rng);
+  const auto second = random_batches(4, rng);
+  ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors"), old_path = dir.file("old.safetensors");
+
+  TrainingRun straight(seed);
+  straight.train(first);
+  save_checkpoint(path, *straight.model, straight.optimizer, &straight.scheduler, {});
+  straight.train(second);
+  EXPECT_EQ(load(path).at("scheduler.base_lrs.0").item<double>(), 1e-2);
+
+  nn::Sequential model = TrainingRun::make_model(seed + 1);
+  optim::Adam optimizer(model->parameters(), {.lr = 0.5});
+  optim::StepLR scheduler(optimizer, 2, 0.5);
+  load_checkpoint(path, *model, optimizer, &scheduler);
+  EXPECT_EQ(scheduler.get_last_lr(), std::vector<double>{1e-2 * 0.5});  // 3 steps of StepLR(2, 0.5)
+  for (const auto& [x, y] : second) {
+    optimizer.zero_grad();
+    nn::functional::cross_entropy(model->forward(x), y).backward();
+    optimizer.step();
+    scheduler.step();
+  }
+  EXPECT_EQ(parameter_values(*model), parameter_values(*straight.model));
+
+  auto tensors = load(path);
+  ASSERT_EQ(tensors.erase("scheduler.base_lrs.0"), 1U);
+  save(tensors, old_path, load_metadata(path));
+  TrainingRun old(seed + 2);
+  load_checkpoint(old_path, *old.model, old.optimizer, &old.scheduler);
+  old.train(second);
+  EXPECT_EQ(parameter_values(*old.model), parameter_values(*straight.model));
+}
+
 TEST(Checkpoint, ReadInfoNeedsNoModel) {
   ScratchDir dir;
   const std::string path = dir.file("ckpt.safetensors");

@@ -1,5 +1,5 @@
-// OneCycleLR's options (anneal_strategy, three_phase, epochs * steps_per_epoch, a max_lr per
-// group) against values worked by hand and against a float64 reference of
+// OneCycleLR's options (anneal_strategy, three_phase, epochs * steps_per_epoch, a max_lr and
+// momenta per group) against values worked by hand and against a float64 reference of
 // torch.optim.lr_scheduler.OneCycleLR.get_lr, written here from PyTorch's formulas, on fresh
 // random cycles.
 #include <cmath>
@@ -15,6 +15,7 @@ struct Cycle {
   std::int64_t total;
   double pct_start, max_lr, div = 25, final_div = 1e4;
   bool three_phase = false, linear = false;
+  double base_m = 0.85, max_m = 0.95;
 };
 
 // PyTorch's get_lr at `step` for one group: the phase table of __init__ (each phase's end_step,
@@ -23,7 +24,7 @@ struct Cycle {
 // and _annealing_cos or _annealing_linear. Returns {lr, momentum}.
 std::pair<double, double> reference(std::int64_t step, const Cycle& c) {
   const double n = static_cast<double>(c.total), initial = c.max_lr / c.div, min_lr = initial / c.final_div;
-  const double base_m = 0.85, max_m = 0.95;
+  const double base_m = c.base_m, max_m = c.max_m;
   struct Row {
     double end, lr_from, lr_to, m_from, m_to;
   };
@@ -158,6 +159,49 @@ TEST(OneCycleLR, EachGroupCyclesToItsOwnMaxLr) {
   for (double got : shared.get_last_lr()) EXPECT_NEAR(got, 0.5 / 25, 1e-15);
 }
 
+// Each group's momentum cycles between its own base_momentum and max_momentum (PyTorch's
+// _format_param: one value per group, or one for all of them).
+TEST(OneCycleLR, EachGroupCyclesItsOwnMomenta) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> lr(0.01, 2.0), low(0.5, 0.8), high(0.8, 0.99);
+  const std::vector<double> max_lrs = {lr(rng), lr(rng), lr(rng)};
+  const std::vector<double> base = {low(rng), low(rng), low(rng)}, peak = {high(rng), high(rng), high(rng)};
+  for (bool three_phase : {false, true}) {
+    SCOPED_TRACE(three_phase ? "three phases" : "two phases");
+    optim::SGD opt({zeros({3}).set_requires_grad(true)}, {.lr = 0.1, .momentum = 0.9});
+    opt.add_param_group({zeros({2}).set_requires_grad(true)});
+    opt.add_param_group({zeros({4}).set_requires_grad(true)});
+    optim::OneCycleLR sched(opt, {.max_lr = max_lrs,
+                                  .total_steps = 30,
+                                  .pct_start = 0.3,
+                                  .base_momentum = base,
+                                  .max_momentum = peak,
+                                  .three_phase = three_phase});
+    for (std::int64_t step = 0; step <= 30; ++step) {
+      for (std::size_t g = 0; g < 3; ++g) {
+        const Cycle c{.total = 30,
+                      .pct_start = 0.3,
+                      .max_lr = max_lrs[g],
+                      .three_phase = three_phase,
+                      .base_m = base[g],
+                      .max_m = peak[g]};
+        const auto [want_lr, want_momentum] = reference(step, c);
+        EXPECT_NEAR(opt.param_groups()[g].lr, want_lr, 1e-12 * max_lrs[g]) << "group " << g << " step " << step;
+        EXPECT_NEAR(*opt.param_groups()[g].momentum, want_momentum, 1e-12) << "group " << g << " step " << step;
+      }
+      if (step < 30) sched.step();
+    }
+  }
+  optim::Adam adam({zeros({3}).set_requires_grad(true)}, {.lr = 1e-3});
+  adam.add_param_group({zeros({2}).set_requires_grad(true)});
+  optim::OneCycleLR shared(adam, {.max_lr = {0.5}, .total_steps = 20, .base_momentum = {0.7}, .max_momentum = {0.9}});
+  for (int i = 0; i < 6; ++i) shared.step();
+  const Cycle c{.total = 20, .pct_start = 0.3, .max_lr = 0.5, .base_m = 0.7, .max_m = 0.9};
+  for (const auto& group : adam.param_groups()) EXPECT_NEAR(*group.momentum, reference(6, c).second, 1e-12);
+}
+
 // Options PyTorch refuses (and phases without a step, where PyTorch divides by zero) are errors
 // that leave the optimiser as it was.
 TEST(OneCycleLR, BadOptionsAreClearErrors) {
@@ -174,6 +218,11 @@ TEST(OneCycleLR, BadOptionsAreClearErrors) {
       {{.max_lr = {1.0, 2.0, 3.0}, .total_steps = 10}, "one for each of the 2 parameter groups, found 3"},
       {{.max_lr = {1.0, -2.0}, .total_steps = 10}, "expected max_lr > 0, found -2"},
       {{.max_lr = {1.0}, .total_steps = 100, .pct_start = 0.6, .three_phase = true}, "so the third phase has a step"},
+      {{.max_lr = {1.0}, .total_steps = 10, .base_momentum = {0.8, 0.8, 0.8}},
+       "expected one base_momentum, or one for each of the 2 parameter groups, found 3"},
+      {{.max_lr = {1.0}, .total_steps = 10, .max_momentum = {}},
+       "expected one max_momentum, or one for each of the 2 parameter groups, found 0"},
+      {{.max_lr = {1.0}, .total_steps = 10, .base_momentum = {0.8, 0.96}}, "found 0.96 and 0.95 for parameter group 1"},
   };
   for (const auto& [options, message] : cases) {
     SCOPED_TRACE(message);
@@ -181,6 +230,9 @@ TEST(OneCycleLR, BadOptionsAreClearErrors) {
     EXPECT_FALSE(opt.param_groups()[0].initial_lr.has_value());
     EXPECT_EQ(opt.param_groups()[1].lr, 0.1);
   }
+  // As PyTorch's, the momenta are not read without cycle_momentum.
+  EXPECT_NO_THROW(optim::OneCycleLR(
+      opt, {.max_lr = {1.0}, .total_steps = 10, .cycle_momentum = false, .base_momentum = {0.8, 0.8, 0.8}}));
   // Two phases take the same pct_start: the second phase runs to the end.
   EXPECT_NO_THROW(optim::OneCycleLR(opt, {.max_lr = {1.0}, .total_steps = 100, .pct_start = 0.6}));
 }

@@ -1,8 +1,10 @@
 // Learning-rate schedulers in closed form: lr is a function of last_epoch and each
 // group's base lr, so loading last_epoch from a checkpoint restores the schedule exactly.
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <string_view>
 
 #include "hwaro/errors.h"
 #include "hwaro/ops.h"
@@ -21,26 +23,71 @@ void LRScheduler::apply() {
 // Everything is computed before anything is set, so an epoch the schedule refuses (OneCycleLR
 // past total_steps) leaves last_epoch, the lrs and the momenta as they were.
 void LRScheduler::apply_epoch(std::int64_t epoch) {
+  check_group_count();
   auto& groups = optimizer_.param_groups();
-  HWARO_CHECK(groups.size() == base_lrs_.size(), "LRScheduler: the optimiser had ", base_lrs_.size(),
-              " parameter groups when the scheduler was made and has ", groups.size(),
-              " now; make the scheduler after adding groups");
-  const std::optional<double> momentum = momentum_at(epoch);
   std::vector<double> lrs;
-  for (std::size_t i = 0; i < groups.size(); ++i) lrs.push_back(lr_at(epoch, i));
+  std::vector<std::optional<double>> momenta;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    lrs.push_back(lr_at(epoch, i));
+    momenta.push_back(momentum_at(epoch, i));
+  }
   for (std::size_t i = 0; i < groups.size(); ++i) {
     groups[i].lr = lrs[i];
-    if (momentum) groups[i].momentum = *momentum;
+    if (momenta[i]) groups[i].momentum = *momenta[i];
   }
   last_lr_ = std::move(lrs);
   last_epoch_ = epoch;
 }
 
+void LRScheduler::check_group_count() const {
+  const std::size_t groups = optimizer_.param_groups().size();
+  HWARO_CHECK(groups == base_lrs_.size(), "LRScheduler: the optimiser had ", base_lrs_.size(),
+              " parameter groups when the scheduler was made and has ", groups,
+              " now; make the scheduler after adding groups");
+}
+
 void LRScheduler::step() { apply_epoch(last_epoch_ + 1); }
 
 std::map<std::string, Tensor> LRScheduler::state_dict() const {
-  return {{"last_epoch", scalar_tensor(static_cast<double>(last_epoch_), {.dtype = kFloat64})}};
+  std::map<std::string, Tensor> out = {
+      {"last_epoch", scalar_tensor(static_cast<double>(last_epoch_), {.dtype = kFloat64})}};
+  for (std::size_t g = 0; g < base_lrs_.size(); ++g) {
+    out["base_lrs." + std::to_string(g)] = scalar_tensor(base_lrs_[g], {.dtype = kFloat64});
+  }
+  return out;
 }
+
+namespace {
+
+// The state's "base_lrs.<g>" values in group order; empty where it has none (saved before hwaro
+// saved them). Every group from 0 up must be there once, each key written as state_dict writes it.
+std::vector<double> loaded_base_lrs(const std::map<std::string, Tensor>& state) {
+  constexpr std::string_view kPrefix = "base_lrs.";
+  std::map<std::size_t, double> by_group;
+  for (const auto& [key, t] : state) {
+    if (!key.starts_with(kPrefix)) continue;
+    const std::string_view index_text = std::string_view(key).substr(kPrefix.size());
+    std::size_t g = 0;
+    // Written back, the index must give the key's text: no sign, no leading zero, nothing after it.
+    const auto parsed = std::from_chars(index_text.data(), index_text.data() + index_text.size(), g);
+    HWARO_CHECK(parsed.ec == std::errc() && std::to_string(g) == index_text,
+                "LRScheduler::load_state_dict: malformed key '", key, "'; expected base_lrs.<group>");
+    HWARO_CHECK(t.defined() && t.numel() == 1, "LRScheduler::load_state_dict: '", key, "' must hold one value");
+    const double lr = t.item<double>();
+    HWARO_CHECK(std::isfinite(lr) && lr >= 0, "LRScheduler::load_state_dict: '", key,
+                "' must be a finite lr >= 0, found ", lr);
+    by_group[g] = lr;
+  }
+  std::vector<double> out;
+  for (const auto& [g, lr] : by_group) {
+    HWARO_CHECK(g == out.size(), "LRScheduler::load_state_dict: the state has no base_lrs.", out.size(),
+                " but has base_lrs.", g);
+    out.push_back(lr);
+  }
+  return out;
+}
+
+}  // namespace
 
 void LRScheduler::load_state_dict(const std::map<std::string, Tensor>& state) {
   auto it = state.find("last_epoch");
@@ -51,7 +98,20 @@ void LRScheduler::load_state_dict(const std::map<std::string, Tensor>& state) {
   HWARO_CHECK(epoch >= 0 && epoch < 9.007199254740992e15 && epoch == std::floor(epoch),
               "LRScheduler::load_state_dict: expected last_epoch to be a non-negative integer below 2^53, found ",
               epoch);
-  apply_epoch(static_cast<std::int64_t>(epoch));
+  check_group_count();
+  std::vector<double> base_lrs = loaded_base_lrs(state);
+  if (base_lrs.empty()) base_lrs = base_lrs_;
+  HWARO_CHECK(base_lrs.size() == base_lrs_.size(), "LRScheduler::load_state_dict: the state has base_lrs for ",
+              base_lrs.size(), " parameter groups but the optimiser has ", base_lrs_.size(),
+              "; was it saved for another optimiser?");
+  // apply_epoch reads base_lrs_ (through lr_at), so they are set first and put back if it refuses.
+  std::vector<double> previous = std::exchange(base_lrs_, std::move(base_lrs));
+  try {
+    apply_epoch(static_cast<std::int64_t>(epoch));
+  } catch (...) {
+    base_lrs_ = std::move(previous);
+    throw;
+  }
 }
 
 StepLR::StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma)
@@ -94,6 +154,14 @@ std::int64_t cycle_steps(const OneCycleLROptions& o) {
   return epochs * per_epoch;
 }
 
+// An option's value for each of `groups` groups, as PyTorch's _format_param: one value is every
+// group's (hwaro's one-element list stands for PyTorch's float), else there must be one per group.
+std::vector<double> per_group(const std::vector<double>& values, std::size_t groups, const char* name) {
+  HWARO_CHECK(values.size() == 1 || values.size() == groups, "OneCycleLR: expected one ", name, ", or one ",
+              "for each of the ", groups, " parameter groups, found ", values.size());
+  return values.size() == 1 ? std::vector<double>(groups, values[0]) : values;
+}
+
 }  // namespace
 
 OneCycleLR::OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_steps, double pct_start,
@@ -103,8 +171,8 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, double max_lr, std::int64_t total_s
                                               .total_steps = total_steps,
                                               .pct_start = pct_start,
                                               .cycle_momentum = cycle_momentum,
-                                              .base_momentum = base_momentum,
-                                              .max_momentum = max_momentum,
+                                              .base_momentum = {base_momentum},
+                                              .max_momentum = {max_momentum},
                                               .div_factor = div_factor,
                                               .final_div_factor = final_div_factor}) {}
 
@@ -116,9 +184,8 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, OneCycleLROptions o)
   HWARO_CHECK(o.anneal_strategy == "cos" || o.anneal_strategy == "linear",
               "OneCycleLR: anneal_strategy must be \"cos\" or \"linear\", found \"", o.anneal_strategy, "\"");
   auto& groups = optimizer.param_groups();
-  HWARO_CHECK(o.max_lr.size() == 1 || o.max_lr.size() == groups.size(), "OneCycleLR: expected one max_lr, or one ",
-              "for each of the ", groups.size(), " parameter groups, found ", o.max_lr.size());
-  for (double max_lr : o.max_lr) HWARO_CHECK(max_lr > 0, "OneCycleLR: expected max_lr > 0, found ", max_lr);
+  const std::vector<double> max_lrs = per_group(o.max_lr, groups.size(), "max_lr");
+  for (double max_lr : max_lrs) HWARO_CHECK(max_lr > 0, "OneCycleLR: expected max_lr > 0, found ", max_lr);
   HWARO_CHECK(o.pct_start > 0 && o.pct_start < 1, "OneCycleLR: expected pct_start in (0, 1), found ", o.pct_start);
   HWARO_CHECK(o.div_factor > 0 && o.final_div_factor > 0, "OneCycleLR: expected div_factor and final_div_factor > 0, ",
               "found ", o.div_factor, " and ", o.final_div_factor);
@@ -132,15 +199,18 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, OneCycleLROptions o)
               "(the end of the second phase) must be below total_steps - 1 so the third phase has a step, found ",
               down_end, " and ", last, "; lower pct_start");
   if (o.cycle_momentum) {
-    HWARO_CHECK(0 <= o.base_momentum && o.base_momentum <= o.max_momentum && o.max_momentum < 1,
-                "OneCycleLR: expected 0 <= base_momentum <= max_momentum < 1, found ", o.base_momentum, " and ",
-                o.max_momentum);
-    for (const ParamGroup& group : groups) {
-      HWARO_CHECK(group.momentum.has_value(), "OneCycleLR: the optimizer must support momentum or beta1 with ",
+    const std::vector<double> base = per_group(o.base_momentum, groups.size(), "base_momentum");
+    const std::vector<double> max = per_group(o.max_momentum, groups.size(), "max_momentum");
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+      HWARO_CHECK(0 <= base[g] && base[g] <= max[g] && max[g] < 1,
+                  "OneCycleLR: expected 0 <= base_momentum <= max_momentum < 1, found ", base[g], " and ", max[g],
+                  " for parameter group ", g);
+      HWARO_CHECK(groups[g].momentum.has_value(), "OneCycleLR: the optimizer must support momentum or beta1 with ",
                   "cycle_momentum enabled; pass cycle_momentum = false");
+      momenta_.push_back({base[g], max[g]});
     }
   }
-  const double low = o.base_momentum, high = o.max_momentum;
+  const MomentumLevel low = kBaseMomentum, high = kMaxMomentum;
   if (o.three_phase) {
     phases_ = {{warm_end, kInitialLr, kMaxLr, high, low},
                {down_end, kMaxLr, kInitialLr, low, high},
@@ -149,7 +219,7 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, OneCycleLROptions o)
     phases_ = {{warm_end, kInitialLr, kMaxLr, high, low}, {last, kMaxLr, kMinLr, low, high}};
   }
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    const double max_lr = o.max_lr[o.max_lr.size() == 1 ? 0 : g];
+    const double max_lr = max_lrs[g];
     const double initial_lr = max_lr / o.div_factor;
     lrs_.push_back({initial_lr, max_lr, initial_lr / o.final_div_factor});
     // As PyTorch's, the cycle's start replaces any initial_lr: the schedule is set by max_lr alone.
@@ -180,10 +250,10 @@ double OneCycleLR::lr_at(std::int64_t epoch, std::size_t group) const {
   return anneal(lrs_[group][p->lr_from], lrs_[group][p->lr_to], pct);
 }
 
-std::optional<double> OneCycleLR::momentum_at(std::int64_t epoch) const {
+std::optional<double> OneCycleLR::momentum_at(std::int64_t epoch, std::size_t group) const {
   if (!cycle_momentum_) return std::nullopt;
   const auto [p, pct] = phase(epoch);
-  return anneal(p->momentum_from, p->momentum_to, pct);
+  return anneal(momenta_[group][p->momentum_from], momenta_[group][p->momentum_to], pct);
 }
 
 }  // namespace hwaro::optim

@@ -21,7 +21,12 @@ class LRScheduler {
   void step();
   std::vector<double> get_last_lr() const { return last_lr_; }
   std::int64_t last_epoch() const { return last_epoch_; }
-  // {"last_epoch": 0-dim float64}; load re-applies the lr for that epoch.
+  // As PyTorch's, last_epoch and base_lrs: {"last_epoch", "base_lrs.<g>"}, 0-dim float64. Load takes
+  // the state's base lrs (a scheduler made before optimizer.load_state_dict, which took its base
+  // lrs from the fresh optimiser, then resumes the saved run), keeps its own where the state has
+  // none (saved by an older hwaro), and re-applies the lr for last_epoch. A base lr count other
+  // than the optimiser's group count is an error, and a refused state changes nothing.
+  // OneCycleLR's lrs come from its options (max_lr, div_factor), as PyTorch's, not from base_lrs.
   std::map<std::string, Tensor> state_dict() const;
   void load_state_dict(const std::map<std::string, Tensor>& state);
 
@@ -33,8 +38,10 @@ class LRScheduler {
   void apply();
   // The lr of parameter group `group` (base_lrs_[group] is its initial_lr) at `epoch`.
   virtual double lr_at(std::int64_t epoch, std::size_t group) const = 0;
-  // The momentum (SGD's momentum, Adam's beta1) for an epoch, for schedulers that cycle it.
-  virtual std::optional<double> momentum_at(std::int64_t /*epoch*/) const { return std::nullopt; }
+  // A group's momentum (SGD's momentum, Adam's beta1) at `epoch`, for schedulers that cycle it.
+  virtual std::optional<double> momentum_at(std::int64_t /*epoch*/, std::size_t /*group*/) const {
+    return std::nullopt;
+  }
 
   Optimizer& optimizer_;
   std::vector<double> base_lrs_;
@@ -44,6 +51,8 @@ class LRScheduler {
  private:
   // Sets every group's lr (and momentum) for `epoch`, then last_epoch; a refused epoch changes nothing.
   void apply_epoch(std::int64_t epoch);
+  // Refuses an optimiser whose group count changed since the scheduler was made.
+  void check_group_count() const;
 };
 
 // lr = base_lr * gamma^floor(epoch / step_size)
@@ -73,7 +82,8 @@ class CosineAnnealingLR : public LRScheduler {
 //   hw::optim::OneCycleLR sched(opt, {.max_lr = {0.01, 0.1}, .total_steps = 1000,
 //                                     .anneal_strategy = "linear", .three_phase = true});
 struct OneCycleLROptions {
-  // The peak lr of each parameter group, or one value for all of them.
+  // The peak lr of each parameter group, or one value for all of them. PyTorch takes a float or a
+  // list with one per group; hwaro's one-element list is its float (every group's), kept for brevity.
   std::vector<double> max_lr = {};
   // The number of steps in the cycle: total_steps where given, else epochs * steps_per_epoch.
   std::optional<std::int64_t> total_steps = std::nullopt;
@@ -82,8 +92,10 @@ struct OneCycleLROptions {
   double pct_start = 0.3;               // the share of the cycle spent raising the lr
   std::string anneal_strategy = "cos";  // "cos" (cosine annealing) or "linear"
   bool cycle_momentum = true;
-  double base_momentum = 0.85;  // the same for every group
-  double max_momentum = 0.95;
+  // base_momentum is the momentum at the lr's peak, max_momentum at the cycle's start; as max_lr,
+  // one per group or one for all of them. Only read with cycle_momentum, as PyTorch's.
+  std::vector<double> base_momentum = {0.85};
+  std::vector<double> max_momentum = {0.95};
   double div_factor = 25;         // initial_lr = max_lr / div_factor
   double final_div_factor = 1e4;  // min_lr = initial_lr / final_div_factor
   // The paper's three phases: up to max_lr, back down to initial_lr over as many steps, then
@@ -106,17 +118,18 @@ class OneCycleLR : public LRScheduler {
              double base_momentum = 0.85, double max_momentum = 0.95);
 
  private:
-  // A group's lrs at the ends of the phases, indices into lrs_[group].
+  // A group's lrs at the ends of the phases, indices into lrs_[group]; its momenta, into momenta_[group].
   enum Level { kInitialLr, kMaxLr, kMinLr };
+  enum MomentumLevel { kBaseMomentum, kMaxMomentum };
   // As PyTorch's _schedule_phases: a phase runs from the previous one's end_step (0 for the
   // first) to its own, annealing the lr and the momentum between its two ends.
   struct Phase {
     double end_step;
     Level lr_from, lr_to;
-    double momentum_from, momentum_to;
+    MomentumLevel momentum_from, momentum_to;
   };
   double lr_at(std::int64_t epoch, std::size_t group) const override;
-  std::optional<double> momentum_at(std::int64_t epoch) const override;
+  std::optional<double> momentum_at(std::int64_t epoch, std::size_t group) const override;
   // The phase the epoch is in, and how far along it (0 to 1, past 1 at epoch total_steps).
   std::pair<const Phase*, double> phase(std::int64_t epoch) const;
   double anneal(double from, double to, double pct) const;
@@ -124,7 +137,8 @@ class OneCycleLR : public LRScheduler {
   bool linear_;
   bool cycle_momentum_;
   std::vector<Phase> phases_;
-  std::vector<std::array<double, 3>> lrs_;  // per group, by Level
+  std::vector<std::array<double, 3>> lrs_;      // per group, by Level
+  std::vector<std::array<double, 2>> momenta_;  // per group, by MomentumLevel
 };
 
 }  // namespace hwaro::optim
