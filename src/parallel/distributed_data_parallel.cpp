@@ -219,9 +219,13 @@ DistributedDataParallelImpl::~DistributedDataParallelImpl() = default;
 
 Tensor DistributedDataParallelImpl::forward(const Tensor& input) {
   const std::string missing = reducer_->missing();
-  HWARO_CHECK(missing.empty(), "DistributedDataParallel: the last synchronised backward gave no gradient to ",
-              missing, "; every parameter that requires grad must take part in the loss (set requires_grad(false) ",
-              "on parameters the model does not use)");
+  HWARO_CHECK(
+      missing.empty(), "DistributedDataParallel: the last synchronised backward gave no gradient to ", missing,
+      "; every parameter that required grad when DistributedDataParallel was built must take part ",
+      "in the loss of every synchronised backward (hwaro has no find_unused_parameters). Make sure every output ",
+      "of forward takes part in the loss; a parameter the model does not use must be removed from it, or ",
+      "frozen with requires_grad_(false) before wrapping it, on every rank (the gradient buckets are fixed ",
+      "when DistributedDataParallel is built: freezing it afterwards does not take it out)");
   if (options_.broadcast_buffers && dist::get_world_size() > 1) broadcast_from_rank0(module_->buffers());
   return module_->forward(input);
 }

@@ -128,6 +128,21 @@ TEST(DistributedDataParallel, AParameterWithoutGradientIsAClearError) {
   ddp->forward(ones({2, 3})).sum().backward();
   EXPECT_TRUE(throws_with<Error>([&] { ddp->forward(ones({2, 3})); },
                                  "gave no gradient to unused.bias, unused.weight"));
+  // The advice names what works: freezing after wrapping does not take a parameter out of the
+  // buckets, freezing before does.
+  HalfUsed frozen_late;
+  nn::DistributedDataParallel late(frozen_late);
+  for (Tensor p : frozen_late->unused->parameters()) p.requires_grad_(false);
+  late->forward(ones({2, 3})).sum().backward();
+  EXPECT_TRUE(throws_with<Error>(
+      [&] {
+        late->forward(ones({2, 3}));
+      },
+      "frozen with requires_grad_(false) before wrapping it"));
+  HalfUsed frozen_early;
+  for (Tensor p : frozen_early->unused->parameters()) p.requires_grad_(false);
+  nn::DistributedDataParallel early(frozen_early);
+  for (int step = 0; step < 2; ++step) early->forward(ones({2, 3})).sum().backward();
   dist::barrier();
 }
 

@@ -13,8 +13,10 @@
 //   bucket is ready, backward waits for all of them and writes the averages into .grad().
 // - Inside a no_sync() scope backward only accumulates locally (gradient accumulation); the
 //   first backward after it averages the accumulated gradients.
-// - Every parameter that requires grad must receive a gradient in each synchronised backward;
-//   one that did not is a clear error at the next forward.
+// - Every parameter that requires grad when DistributedDataParallel is built must receive a
+//   gradient in each synchronised backward; one that did not is a clear error at the next forward.
+//   There is no find_unused_parameters: freeze (requires_grad_(false)) or remove unused ones
+//   before wrapping.
 // - Buffers are broadcast from rank 0 at every forward (PyTorch's broadcast_buffers).
 #include <memory>
 #include <string>
