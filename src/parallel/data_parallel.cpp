@@ -211,15 +211,21 @@ Tensor DataParallelImpl::forward(const Tensor& input) {
   const std::int64_t chunk = (rows + count - 1) / count;
   const std::size_t parts = static_cast<std::size_t>((rows + chunk - 1) / chunk);
 
+  // Scattered here, on the calling thread, as torch.nn.parallel.scatter does: recording the split
+  // and the copies touches the input's autograd state (a leaf's gradient accumulator is made on
+  // first use), which the replicas' threads must not do at once.
+  std::vector<Tensor> chunks(parts);
+  for (std::size_t i = 0; i < parts; ++i) {
+    const auto start = static_cast<std::int64_t>(i) * chunk;
+    chunks[i] = input.narrow(0, start, std::min(chunk, rows - start)).to(devices_[i]);
+  }
   const bool grad_enabled = is_grad_enabled();
   std::vector<Tensor> outputs(parts);
   std::vector<std::exception_ptr> errors(parts);
   auto run = [&](std::size_t i) {
     try {
       GradModeGuard grad_mode(grad_enabled);  // grad mode is per thread
-      const auto start = static_cast<std::int64_t>(i) * chunk;
-      const Tensor part = input.narrow(0, start, std::min(chunk, rows - start)).to(devices_[i]);
-      outputs[i] = replica(i)->forward(part);
+      outputs[i] = replica(i)->forward(chunks[i]);
     } catch (...) {
       errors[i] = std::current_exception();
     }
