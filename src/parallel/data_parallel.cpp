@@ -4,6 +4,7 @@
 
 #include <exception>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "autograd/autograd_meta.h"
@@ -230,10 +231,26 @@ Tensor DataParallelImpl::forward(const Tensor& input) {
       errors[i] = std::current_exception();
     }
   };
-  std::vector<std::thread> threads;
-  for (std::size_t i = 1; i < parts; ++i) threads.emplace_back(run, i);
-  run(0);  // the calling thread is device 0's
-  for (std::thread& t : threads) t.join();
+  {
+    std::vector<std::thread> threads;
+    // Joins the threads started so far however this scope is left: a thread still joinable when
+    // destroyed (one started before another failed to start) would be std::terminate.
+    struct JoinAll {
+      std::vector<std::thread>& threads;
+      ~JoinAll() {
+        for (std::thread& t : threads) t.join();
+      }
+    } join_all{threads};
+    for (std::size_t i = 1; i < parts; ++i) {
+      try {
+        threads.emplace_back(run, i);
+      } catch (const std::system_error& e) {
+        throw Error(hwaro::detail::str_cat("DataParallel: could not start the thread of replica ", i, " on device ",
+                                           devices_[i], ": ", e.what()));
+      }
+    }
+    run(0);  // the calling thread is device 0's
+  }
   for (const std::exception_ptr& e : errors) {
     if (e) std::rethrow_exception(e);
   }
