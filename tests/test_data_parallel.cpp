@@ -317,6 +317,32 @@ TEST_F(DataParallelTest, NoGradForwardRecordsNothing) {
   EXPECT_FALSE(dp->forward(random_tensor({4, 6}, kFloat32, rng)).requires_grad());
 }
 
+// Throws E("failed on purpose") when it runs on test:1; elsewhere returns its input.
+template <typename E>
+struct FailsOnTestDevice1 : nn::Module {
+  Tensor forward(const Tensor& x) override {
+    if (x.device() == test_device(1)) throw E("failed on purpose");
+    return x;
+  }
+};
+
+TEST_F(DataParallelTest, AReplicasErrorNamesTheReplicaAndKeepsItsType) {
+  const auto expect_from_replica_1 = [](auto error_type, const std::string& type_name) {
+    using E = decltype(error_type);
+    nn::DataParallel dp(std::make_shared<FailsOnTestDevice1<E>>(), {Device("cpu"), test_device(1), test_device(2)});
+    const auto forward = [&] { dp->forward(zeros({3, 2})); };
+    EXPECT_TRUE(throws_with<E>(
+        forward, "DataParallel: caught " + type_name + " in replica 1 on device test:1: failed on purpose"));
+  };
+  expect_from_replica_1(IndexError(""), "hw::IndexError");
+  expect_from_replica_1(OutOfMemoryError(""), "hw::OutOfMemoryError");
+  expect_from_replica_1(DeviceMismatchError(""), "hw::DeviceMismatchError");
+  expect_from_replica_1(Error(""), "hw::Error");
+  // Another type cannot be rebuilt with a new message: it reaches the caller unchanged.
+  nn::DataParallel dp(std::make_shared<FailsOnTestDevice1<std::logic_error>>(), {Device("cpu"), test_device(1)});
+  EXPECT_TRUE(throws_with<std::logic_error>([&] { dp->forward(zeros({2, 2})); }, "failed on purpose"));
+}
+
 TEST_F(DataParallelTest, WrongUsesAreClearErrors) {
   nn::Sequential mlp = make_mlp();
   nn::DataParallel elsewhere(mlp, {test_device(1), Device("cpu")});
@@ -336,7 +362,8 @@ TEST_F(DataParallelTest, WrongUsesAreClearErrors) {
   nn::DataParallel dp(mlp, {Device("cpu"), test_device(1)});
   EXPECT_TRUE(throws_with<Error>([&] { dp->forward(zeros({0, 6})); }, "at least one row"));
   EXPECT_TRUE(throws_with<Error>([&] { dp->forward(zeros({})); }, "at least one row"));
-  // An error inside a replica's thread reaches the caller.
+  // An error inside a replica's thread reaches the caller, from the first replica that failed.
+  EXPECT_TRUE(throws_with<Error>([&] { dp->forward(zeros({4, 5})); }, "in replica 0 on device cpu"));
   EXPECT_TRUE(throws_with<Error>([&] { dp->forward(zeros({4, 5})); }, "5"));
 }
 

@@ -11,6 +11,7 @@
 #include "core/storage.h"
 #include "hwaro/autograd.h"
 #include "hwaro/cuda.h"
+#include "hwaro/distributed.h"
 #include "hwaro/errors.h"
 #include "hwaro/generator.h"
 #include "hwaro/ops.h"
@@ -150,6 +151,29 @@ Replica make_replica(const Module& original, const ReplicaFactory& factory, cons
   return r;
 }
 
+// Rethrows a replica's error with the replica and device named, as PyTorch's "Caught X in replica
+// N on device D", and as the same hw error type, so that a caller's catch (hw::OutOfMemoryError&)
+// still applies. An exception of another type goes on unchanged: it cannot be rebuilt with a new message.
+[[noreturn]] void rethrow_from_replica(const std::exception_ptr& error, std::size_t replica, const Device& device) {
+  const auto where = [&](const char* type, const std::exception& e) {
+    return hwaro::detail::str_cat("DataParallel: caught ", type, " in replica ", replica, " on device ", device, ": ",
+                                  e.what());
+  };
+  try {
+    std::rethrow_exception(error);
+  } catch (const DeviceMismatchError& e) {
+    throw DeviceMismatchError(where("hw::DeviceMismatchError", e));
+  } catch (const OutOfMemoryError& e) {
+    throw OutOfMemoryError(where("hw::OutOfMemoryError", e));
+  } catch (const IndexError& e) {
+    throw IndexError(where("hw::IndexError", e));
+  } catch (const distributed::DistributedError& e) {
+    throw distributed::DistributedError(where("hw::distributed::DistributedError", e));
+  } catch (const Error& e) {
+    throw Error(where("hw::Error", e));
+  }
+}
+
 }  // namespace
 
 struct DataParallelImpl::Replicas {
@@ -251,8 +275,8 @@ Tensor DataParallelImpl::forward(const Tensor& input) {
     }
     run(0);  // the calling thread is device 0's
   }
-  for (const std::exception_ptr& e : errors) {
-    if (e) std::rethrow_exception(e);
+  for (std::size_t i = 0; i < parts; ++i) {
+    if (errors[i]) rethrow_from_replica(errors[i], i, devices_[i]);
   }
   if (parts == 1) return outputs[0];
   for (std::size_t i = 0; i < parts; ++i) {

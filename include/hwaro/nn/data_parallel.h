@@ -5,7 +5,8 @@
 // forward(x [N, ...]) splits x along dim 0 into chunks of ceil(N / devices) rows (the last one
 // smaller; fewer chunks than devices when N is small), runs one replica per chunk, each on its
 // own thread and device, and concatenates the outputs on devices()[0]. Backward sums every
-// replica's gradients into the wrapped module's parameters.
+// replica's gradients into the wrapped module's parameters. An error in a replica reaches the
+// caller as the same hw error type, its message naming the replica and its device.
 //
 // Replicas are built once, at construction, and kept:
 //  - replica 0 is the wrapped module itself, which must be on devices()[0] when forward runs (it
