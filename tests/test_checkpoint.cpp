@@ -10,6 +10,18 @@
 namespace hwaro::test {
 namespace {
 
+using Batches = std::vector<std::pair<Tensor, Tensor>>;
+
+// One step per batch, the scheduler stepped after each (as after an epoch).
+void train(nn::Module& model, optim::Optimizer& optimizer, optim::LRScheduler& scheduler, const Batches& batches) {
+  for (const auto& [x, y] : batches) {
+    optimizer.zero_grad();
+    nn::functional::cross_entropy(model.forward(x), y).backward();
+    optimizer.step();
+    scheduler.step();
+  }
+}
+
 struct TrainingRun {
   nn::Sequential model;
   optim::Adam optimizer;
@@ -21,25 +33,23 @@ struct TrainingRun {
     manual_seed(init_seed);
     return nn::Sequential(nn::Linear(8, 16), nn::ReLU(), nn::Dropout(0.3), nn::Linear(16, 3));
   }
-  // One step per batch, the scheduler stepped after each (as after an epoch).
-  void train(const std::vector<std::pair<Tensor, Tensor>>& batches) {
-    for (const auto& [x, y] : batches) {
-      optimizer.zero_grad();
-      nn::functional::cross_entropy(model->forward(x), y).backward();
-      optimizer.step();
-      scheduler.step();
-    }
-  }
+  void train(const Batches& batches) { test::train(*model, optimizer, scheduler, batches); }
 };
 
-std::vector<std::pair<Tensor, Tensor>> random_batches(int count, std::mt19937_64& rng) {
-  std::vector<std::pair<Tensor, Tensor>> out;
+Batches random_batches(int count, std::mt19937_64& rng) {
+  Batches out;
   std::uniform_int_distribution<std::int64_t> label(0, 2);
   for (int i = 0; i < count; ++i) {
     std::vector<std::int64_t> labels(32);
     for (auto& l : labels) l = label(rng);
     out.emplace_back(random_tensor({32, 8}, kFloat32, rng), tensor(labels));
   }
+  return out;
+}
+
+std::vector<std::vector<double>> parameter_values(const nn::Module& model) {
+  std::vector<std::vector<double>> out;
+  for (const Tensor& p : model.parameters()) out.push_back(values_of(p));
   return out;
 }
 
@@ -67,18 +77,7 @@ TEST(Checkpoint, ResumingEndsWithTheParametersOfTheRunThatNeverStopped) {
   EXPECT_EQ(resumed.scheduler.get_last_lr(), std::vector<double>{1e-2 * 0.5});  // 3 steps of StepLR(2, 0.5)
   resumed.train(second);
 
-  const auto expected = straight.model->named_parameters();
-  const auto actual = resumed.model->named_parameters();
-  ASSERT_EQ(actual.size(), expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_EQ(values_of(actual[i].second), values_of(expected[i].second)) << expected[i].first;
-  }
-}
-
-std::vector<std::vector<double>> parameter_values(const nn::Module& model) {
-  std::vector<std::vector<double>> out;
-  for (const Tensor& p : model.parameters()) out.push_back(values_of(p));
-  return out;
+  EXPECT_EQ(parameter_values(*resumed.model), parameter_values(*straight.model));
 }
 
 // A scheduler made after load_checkpoint (its last_epoch loaded from the file afterwards) takes
@@ -106,12 +105,7 @@ TEST(Checkpoint, ASchedulerMadeAfterLoadingResumesTheScheduleAndOldFilesStillLoa
   optim::StepLR scheduler(optimizer, 2, 0.5);
   scheduler.load_state_dict({{"last_epoch", load(path).at("scheduler.last_epoch")}});
   EXPECT_EQ(scheduler.get_last_lr(), std::vector<double>{1e-2 * 0.5});  // 3 steps of StepLR(2, 0.5)
-  for (const auto& [x, y] : second) {
-    optimizer.zero_grad();
-    nn::functional::cross_entropy(model->forward(x), y).backward();
-    optimizer.step();
-    scheduler.step();
-  }
+  train(*model, optimizer, scheduler, second);
   EXPECT_EQ(parameter_values(*model), expected);
 
   auto tensors = load(path);
@@ -146,12 +140,7 @@ TEST(Checkpoint, TheSchedulersBaseLrsAreSavedAndRestored) {
   optim::StepLR scheduler(optimizer, 2, 0.5);
   load_checkpoint(path, *model, optimizer, &scheduler);
   EXPECT_EQ(scheduler.get_last_lr(), std::vector<double>{1e-2 * 0.5});  // 3 steps of StepLR(2, 0.5)
-  for (const auto& [x, y] : second) {
-    optimizer.zero_grad();
-    nn::functional::cross_entropy(model->forward(x), y).backward();
-    optimizer.step();
-    scheduler.step();
-  }
+  train(*model, optimizer, scheduler, second);
   EXPECT_EQ(parameter_values(*model), parameter_values(*straight.model));
 
   auto tensors = load(path);
