@@ -2,6 +2,7 @@
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <new>
 #include <set>
 #include <thread>
 
@@ -386,6 +387,28 @@ class ThrowsAtFive : public hw::data::Dataset {
     return {hw::tensor({v, v + 0.5f}), hw::scalar_tensor(static_cast<std::int64_t>(index))};
   }
 };
+
+// A data set that runs out of host memory at index 5 (std::bad_alloc, Python's MemoryError).
+class OutOfHostMemoryAtFive : public hw::data::Dataset {
+ public:
+  std::size_t size() const override { return 8; }
+  hw::data::Example get(std::size_t index) const override {
+    if (index == 5) throw std::bad_alloc();
+    const float v = static_cast<float>(index);
+    return {hw::tensor({v, v + 0.5f}), hw::scalar_tensor(static_cast<std::int64_t>(index))};
+  }
+};
+
+// std::bad_alloc is the host's out-of-memory: it reaches the loop as hw::OutOfMemoryError naming
+// the sample and what to lower, not as a plain hw::Error.
+TEST(DataLoader, AHostOutOfMemoryIsAnOutOfMemoryErrorThatSaysWhatToLower) {
+  for (int workers : {0, 2}) {
+    SCOPED_TRACE(std::to_string(workers) + " workers");
+    DataLoader loader(std::make_shared<OutOfHostMemoryAtFive>(), {.batch_size = 2, .num_workers = workers});
+    EXPECT_TRUE(hw::test::throws_with<hw::OutOfMemoryError>(
+        [&] { run_epoch(loader); }, "loading sample 5 failed: the host is out of memory (std::bad_alloc); fewer workers"));
+  }
+}
 
 // As PyTorch re-raises a worker's exception as its own type: a data set's hw::IndexError or
 // hw::OutOfMemoryError reaches the loop as that type, its message naming the sample.

@@ -2,6 +2,7 @@
 #include "hwaro/data/dataloader.h"
 
 #include <chrono>
+#include <new>
 #include <numeric>
 
 #include "data/batch_producer.h"
@@ -18,12 +19,16 @@ constexpr std::uint64_t kShuffleStream = ~std::uint64_t{0};  // the sample index
 
 // Rethrows the exception being handled with `where` before its message, as the same hwaro error
 // type (else hw::Error): as PyTorch re-raises a worker's exception as its own type, a caller's
-// catch (const hw::IndexError&) or (const hw::OutOfMemoryError&) must still see it.
+// catch (const hw::IndexError&) or (const hw::OutOfMemoryError&) must still see it. A data set's
+// std::bad_alloc (PyTorch's MemoryError) is the host's out-of-memory, so hw::OutOfMemoryError too.
 [[noreturn]] void rethrow_loading_error(const std::string& where) {
   try {
     throw;
   } catch (const OutOfMemoryError& e) {
     throw OutOfMemoryError(where + ": " + e.what());
+  } catch (const std::bad_alloc& e) {
+    throw OutOfMemoryError(where + ": the host is out of memory (" + e.what() +
+                           "); fewer workers, a smaller prefetch_factor or a smaller batch_size hold fewer samples at once");
   } catch (const DeviceMismatchError& e) {
     throw DeviceMismatchError(where + ": " + e.what());
   } catch (const IndexError& e) {
