@@ -155,6 +155,36 @@ TEST(Module, StrictLoadListsMissingUnexpectedAndMismatchedKeys) {
   EXPECT_TRUE(throws_with<Error>([&] { net->load_state_dict(state, false); }, "head.weight: checkpoint [9, 9]"));
 }
 
+// PyTorch's register_buffer(..., persistent=False): the buffer moves with the module and is
+// listed by named_buffers(), but state_dict() leaves it out, a strict load does not miss it, and
+// a checkpoint that holds it has an unexpected key.
+TEST(Module, ANonPersistentBufferMovesButIsNotSaved) {
+  struct CachedImpl : nn::Module {
+    CachedImpl() {
+      scale = register_parameter("scale", randn({3}));
+      mask = register_buffer("mask", randn({3}), /*persistent=*/false);
+      count = register_buffer("count", zeros({}, {.dtype = kInt64}));
+    }
+    Tensor scale, mask, count;
+  };
+  auto model = std::make_shared<CachedImpl>();
+  EXPECT_EQ(names_of(model->named_buffers()), (std::vector<std::string>{"mask", "count"}));
+  nn::StateDict state = model->state_dict();
+  EXPECT_EQ(state.size(), 2u);
+  EXPECT_EQ(state.count("mask"), 0u);
+
+  auto other = std::make_shared<CachedImpl>();
+  const Tensor other_mask = other->mask.clone();
+  other->load_state_dict(state);  // strict: "mask" is not missing
+  EXPECT_TRUE(equal(other->scale, model->scale));
+  EXPECT_TRUE(equal(other->mask, other_mask));
+
+  state["mask"] = model->mask;
+  EXPECT_TRUE(throws_with<Error>([&] { other->load_state_dict(state); }, "Unexpected keys: mask"));
+  model->to(kFloat64);
+  EXPECT_EQ(model->mask.dtype(), kFloat64);
+}
+
 // An undefined tensor in the checkpoint is named in the error, and nothing is loaded.
 TEST(Module, LoadNamesAnUndefinedCheckpointTensor) {
   Net net;

@@ -3,6 +3,7 @@
 
 #include <cxxabi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <set>
 #include <sstream>
@@ -57,9 +58,10 @@ Tensor& Module::register_parameter(const std::string& name, Tensor tensor, bool 
   return parameters_.back().second;
 }
 
-Tensor& Module::register_buffer(const std::string& name, Tensor tensor) {
+Tensor& Module::register_buffer(const std::string& name, Tensor tensor, bool persistent) {
   check_name(name, "buffer");
   detail::ConstructionWatch::note_registered(tensor);
+  if (!persistent) non_persistent_buffers_.push_back(name);
   buffers_.emplace_back(name, std::move(tensor));
   return buffers_.back().second;
 }
@@ -81,6 +83,17 @@ void Module::collect(const std::string& prefix, bool recurse, bool buffers,
   for (const auto& [n, t] : buffers ? buffers_ : parameters_) out.emplace_back(prefix + n, t);
   if (!recurse) return;
   for (const auto& [n, child] : children_) child->collect(prefix + n + ".", true, buffers, out);
+}
+
+void Module::collect_state(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) const {
+  for (const auto& [n, t] : parameters_) out.emplace_back(prefix + n, t);
+  for (const auto& [n, t] : buffers_) {
+    if (t.defined() && std::find(non_persistent_buffers_.begin(), non_persistent_buffers_.end(), n) ==
+                           non_persistent_buffers_.end()) {
+      out.emplace_back(prefix + n, t);
+    }
+  }
+  for (const auto& [n, child] : children_) child->collect_state(prefix + n + ".", out);
 }
 
 namespace {
@@ -214,24 +227,16 @@ void Module::check_input_device(const Tensor& input) const {
 
 // The state dict names a tied tensor under every name it was registered with, as PyTorch's.
 StateDict Module::state_dict() const {
-  std::vector<std::pair<std::string, Tensor>> params, buffers;
-  collect("", true, false, params);
-  collect("", true, true, buffers);
+  std::vector<std::pair<std::string, Tensor>> own;
+  collect_state("", own);
   StateDict out;
-  for (auto& [n, t] : params) out[n] = t.detach();
-  for (auto& [n, t] : buffers) {
-    if (t.defined()) out[n] = t.detach();
-  }
+  for (auto& [n, t] : own) out[n] = t.detach();
   return out;
 }
 
 void Module::load_state_dict(const StateDict& state, bool strict) {
-  std::vector<std::pair<std::string, Tensor>> own, buffers;
-  collect("", true, false, own);
-  collect("", true, true, buffers);
-  for (auto& entry : buffers) {
-    if (entry.second.defined()) own.push_back(std::move(entry));
-  }
+  std::vector<std::pair<std::string, Tensor>> own;
+  collect_state("", own);
   std::vector<std::string> missing, unexpected, mismatched;
   std::set<std::string> known;
   for (const auto& [n, t] : own) {

@@ -65,7 +65,10 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // ---- registration (in the constructor) ----
   Tensor& register_parameter(const std::string& name, Tensor tensor, bool requires_grad = true);
-  Tensor& register_buffer(const std::string& name, Tensor tensor);
+  // A buffer moves with to() and is listed by buffers(); a persistent one (the default) is also
+  // saved by state_dict(), and a non-persistent one (PyTorch's persistent=False: a cache, a mask
+  // the constructor rebuilds) is not, and load_state_dict neither expects nor accepts it.
+  Tensor& register_buffer(const std::string& name, Tensor tensor, bool persistent = true);
   template <typename M> std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> module) {
     add_child(name, module);
     return module;
@@ -135,6 +138,9 @@ class Module : public std::enable_shared_from_this<Module> {
   void print_tree(std::ostream& out, int indent) const;
   void collect(const std::string& prefix, bool recurse, bool buffers,
                std::vector<std::pair<std::string, Tensor>>& out) const;
+  // What state_dict() holds, in PyTorch's order: each module's parameters, then its defined
+  // persistent buffers, then its children's.
+  void collect_state(const std::string& prefix, std::vector<std::pair<std::string, Tensor>>& out) const;
   void move_tensors(const std::function<Tensor(const Tensor&)>& convert);
   // The warning of the header comment, for this module and its descendants: the move went to
   // device (when given) and to dtype (when given; it converts floating-point tensors only).
@@ -143,6 +149,7 @@ class Module : public std::enable_shared_from_this<Module> {
   // Registration order is kept (it is the order of parameters() and of the printout).
   std::vector<std::pair<std::string, Tensor>> parameters_;
   std::vector<std::pair<std::string, Tensor>> buffers_;
+  std::vector<std::string> non_persistent_buffers_;  // names in buffers_ that state_dict() leaves out
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
   std::string path_;
   bool training_ = true;
