@@ -192,6 +192,22 @@ TEST(AdaptiveAvgPool2d, MatchesPyTorchsWindowsAndItsGradient) {
   }
 }
 
+// As PyTorch's, a NaN or an inf reaches only the adaptive windows that cover it (the old
+// averaging-matrix product spread it to every window of its plane through 0 * inf).
+TEST(AdaptiveAvgPool2d, ANonFiniteValueStaysInItsWindows) {
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (const auto& [oh, ow] : std::vector<std::pair<std::int64_t, std::int64_t>>{{3, 4}, {2, 5}}) {
+    const Tensor x = hw::test::random_tensor({1, 2, 7, 10}, hw::kFloat32, rng);
+    x.data_ptr<float>()[1 * 10 + 2] = std::numeric_limits<float>::quiet_NaN();        // plane 0, (1, 2)
+    x.data_ptr<float>()[70 + 5 * 10 + 8] = std::numeric_limits<float>::infinity();  // plane 1, (5, 8)
+    EXPECT_TRUE(hw::test::all_close(hw::test::values_of(F::adaptive_avg_pool2d(x, {oh, ow})),
+                                    hw::test::ref_adaptive_avg_pool2d(hw::test::values_of(x), 2, 7, 10, oh, ow),
+                                    1e-5, 1e-6));
+  }
+}
+
 TEST(PoolModules, ForwardAsFunctionalAndPrint) {
   const Tensor x = hw::randn({2, 3, 8, 6});
   hw::nn::MaxPool2d max_pool(2);

@@ -62,14 +62,25 @@ Tensor conv2d_batch(const Tensor& x, const Tensor& weight, const Tensor& bias, I
   return bias.defined() ? y + bias.reshape({1, out, 1, 1}) : y.contiguous();
 }
 
-// The [out, in] matrix whose row i averages PyTorch's adaptive window i of an axis of `in`.
-Tensor adaptive_weights(std::int64_t in, std::int64_t out, const Tensor& like) {
-  std::vector<double> m(static_cast<std::size_t>(in * out), 0.0);
+// The mean along `dim` over PyTorch's adaptive windows: window i of `out` covers
+// [floor(i * in / out), ceil((i + 1) * in / out)). Each window is its own mean, so that a NaN or an
+// inf reaches only the windows that hold it, as in PyTorch (a product with an averaging matrix would
+// spread it to every window through 0 * inf).
+Tensor adaptive_mean(const Tensor& x, std::int64_t dim, std::int64_t out) {
+  const std::int64_t in = x.size(dim);
+  if (in % out == 0) {  // equal windows side by side: [.., in, ..] seen as [.., out, in / out, ..]
+    std::vector<std::int64_t> shape = x.sizes().vec();
+    shape[static_cast<std::size_t>(dim)] = in / out;
+    shape.insert(shape.begin() + dim, out);
+    return x.reshape(shape).mean({dim + 1});
+  }
+  std::vector<Tensor> windows;
+  windows.reserve(static_cast<std::size_t>(out));
   for (std::int64_t i = 0; i < out; ++i) {
     const std::int64_t start = (i * in) / out, end = ((i + 1) * in + out - 1) / out;
-    for (std::int64_t k = start; k < end; ++k) m[static_cast<std::size_t>(i * in + k)] = 1.0 / static_cast<double>(end - start);
+    windows.push_back(x.narrow(dim, start, end - start).mean({dim}, /*keepdim=*/true));
   }
-  return tensor(m, {out, in}).to(like.device(), like.dtype());
+  return cat(windows, dim);
 }
 
 // avg_pool2d's divisor of every output position, row-major [oh * ow], by PyTorch's rule: a
@@ -157,10 +168,8 @@ Tensor adaptive_avg_pool2d(const Tensor& x, IntArrayRef output_size) {
     HWARO_CHECK(x4.is_floating_point(), "adaptive_avg_pool2d: expected a floating point input, got ", x4.dtype());
     HWARO_CHECK(x4.size(2) >= 1 && x4.size(3) >= 1, "adaptive_avg_pool2d: input of shape ", x4.sizes(),
                 " has an empty spatial dimension");
-    // Separable and linear: rows then columns, each a product with an averaging matrix.
-    const Tensor rows = adaptive_weights(x4.size(2), oh, x4);
-    const Tensor cols = adaptive_weights(x4.size(3), ow, x4);
-    return matmul(matmul(rows, x4), cols.t());
+    // Separable: the means over each window's rows, then over its columns.
+    return adaptive_mean(adaptive_mean(x4, 2, oh), 3, ow);
   });
 }
 
