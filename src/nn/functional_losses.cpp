@@ -50,7 +50,7 @@ Tensor nll(const char* op, const Tensor& log_probs, const Tensor& target, const 
     const Tensor valid_targets = where(counted, t, 0);
     const std::int64_t lo = valid_targets.min().item<std::int64_t>(), hi = valid_targets.max().item<std::int64_t>();
     HWARO_CHECK(lo >= 0 && hi < classes, op, ": target ", lo < 0 ? lo : hi, " is out of bounds for ", classes,
-                " classes (targets must be in [0, ", classes, ")", options.ignore_index != -100 ? "" : " or -100",
+                " classes (targets must be in [0, ", classes, ") or be ignore_index, ", options.ignore_index,
                 ")");
   }
   const Tensor safe = where(counted, t, 0).unsqueeze(1);
@@ -79,9 +79,37 @@ Tensor nll(const char* op, const Tensor& log_probs, const Tensor& target, const 
   return loss;
 }
 
+// PyTorch's class-probability targets (a target of the input's shape): -sum over classes of
+// weight * target * log_softmax, the target first smoothed towards the uniform distribution. The
+// mean is over the samples (N * d1 * ...), not over their weights as with class indices.
+Tensor probability_target_loss(const Tensor& logits, const Tensor& target, const CrossEntropyOptions& options) {
+  HWARO_CHECK(target.sizes() == logits.sizes(), "cross_entropy: a floating point target holds class probabilities ",
+              "and must have the input's shape ", logits.sizes(), ", got ", target.sizes(),
+              "; class indices are int64 of shape [N] (or [N, d1, ...])");
+  HWARO_CHECK(logits.dim() >= 1, "cross_entropy: input must have a class dimension, got shape ", logits.sizes());
+  HWARO_CHECK(options.ignore_index < 0, "cross_entropy: ignore_index (", options.ignore_index,
+              ") is not supported for class-probability targets");
+  const std::int64_t class_dim = logits.dim() == 1 ? 0 : 1, classes = logits.size(class_dim);
+  Tensor t = target.to(logits.dtype());
+  if (options.label_smoothing > 0.0) {
+    t = t * (1.0 - options.label_smoothing) + options.label_smoothing / static_cast<double>(classes);
+  }
+  Tensor terms = logits.log_softmax(class_dim) * t;
+  if (options.weight.defined()) {
+    HWARO_CHECK(options.weight.dim() == 1 && options.weight.size(0) == classes, "cross_entropy: weight must have shape [",
+                classes, "], got ", options.weight.sizes());
+    std::vector<std::int64_t> along_classes(static_cast<std::size_t>(logits.dim()), 1);
+    along_classes[static_cast<std::size_t>(class_dim)] = classes;
+    terms = terms * options.weight.to(logits.dtype()).reshape(along_classes);
+  }
+  return reduce(-terms.sum({class_dim}), options.reduction);
+}
+
 }  // namespace
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntropyOptions& options) {
+  HWARO_CHECK(log_probs.is_floating_point(), "nll_loss: expected floating point log-probabilities, got ",
+              log_probs.dtype());
   auto [scores, t] = flatten_classes("nll_loss", log_probs, target);
   return nll("nll_loss", scores, t, options, target);
 }
@@ -90,6 +118,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, const CrossEntr
   HWARO_CHECK(options.label_smoothing >= 0.0 && options.label_smoothing <= 1.0,
               "cross_entropy: label_smoothing must be in [0, 1], got ", options.label_smoothing);
   HWARO_CHECK(logits.is_floating_point(), "cross_entropy: expected floating point logits, got ", logits.dtype());
+  if (target.is_floating_point()) return probability_target_loss(logits, target, options);
   auto [scores, t] = flatten_classes("cross_entropy", logits, target);
   return nll("cross_entropy", scores.log_softmax(1), t, options, target);
 }
@@ -98,6 +127,16 @@ namespace {
 void check_same_shape(const char* op, const Tensor& input, const Tensor& target) {
   HWARO_CHECK(input.sizes() == target.sizes(), op, ": input of shape ", input.sizes(), " and target of shape ",
               target.sizes(), " differ; broadcasting them is usually a bug (e.g. [N, 1] against [N]): reshape one");
+}
+// As PyTorch's in-place products: a per-element factor broadcasts to the input's shape and never
+// widens it (weight [N, 1] against logits [N] would make an [N, N] loss and a wrong mean).
+void check_broadcasts_to(const char* op, const char* what, const Tensor& factor, const Tensor& input) {
+  bool fits = factor.dim() <= input.dim();
+  for (std::int64_t i = 1; fits && i <= factor.dim(); ++i) {
+    fits = factor.size(-i) == 1 || factor.size(-i) == input.size(-i);
+  }
+  HWARO_CHECK(fits, op, ": ", what, " of shape ", factor.sizes(), " does not broadcast to the input's shape ",
+              input.sizes());
 }
 }  // namespace
 
@@ -114,7 +153,11 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
 
 Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target, Reduction reduction,
                                         const Tensor& pos_weight, const Tensor& weight) {
-  check_same_shape("binary_cross_entropy_with_logits", logits, target);
+  const char* op = "binary_cross_entropy_with_logits";
+  check_same_shape(op, logits, target);
+  HWARO_CHECK(logits.is_floating_point(), op, ": expected floating point logits, got ", logits.dtype());
+  if (pos_weight.defined()) check_broadcasts_to(op, "pos_weight", pos_weight, logits);
+  if (weight.defined()) check_broadcasts_to(op, "weight", weight, logits);
   // loss = (1 - y) x + (1 + (w - 1) y) * log(1 + e^-x), with log(1 + e^-x) = max(-x, 0) + log(e^-max + e^(-x-max)).
   const Tensor y = target.to(logits.dtype());
   const Tensor m = (-logits).clamp(0.0);

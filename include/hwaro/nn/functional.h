@@ -60,16 +60,18 @@ struct CrossEntropyOptions {
   double label_smoothing = 0.0;
   Tensor weight{};  // per-class weights [C], optional
 };
-// logits [N, C] (or [N, C, d1, ...]); target int64 class indices [N] (or [N, d1, ...]).
-// With ignore_index, the mean is over the targets that count.
+// logits [N, C] (or [N, C, d1, ...]); target int64 class indices [N] (or [N, d1, ...]), or, as
+// PyTorch, floating point class probabilities of the logits' shape.
+// Class indices: the mean divides by the summed weights of the targets that count (not ignored),
+// NaN when none does. Probabilities: no ignore_index; the mean is over the samples N * d1 * ...
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, const CrossEntropyOptions& options = {});
-// log_probs [N, C] (or [N, C, d1, ...]) as log_softmax gives; target as cross_entropy's.
+// log_probs [N, C] (or [N, C, d1, ...]) as log_softmax gives; target class indices as cross_entropy's.
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntropyOptions& options = {});
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 // sigmoid + binary cross entropy in one stable formula; target of input's shape, in [0, 1].
 // pos_weight multiplies the positive term (per class, broadcast over the last dim); weight
-// rescales each element's loss (broadcast to the input), before the reduction.
+// rescales each element's loss, before the reduction; both broadcast to the input's shape.
 Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target,
                                         Reduction reduction = Reduction::Mean, const Tensor& pos_weight = {},
                                         const Tensor& weight = {});
