@@ -158,9 +158,11 @@ TEST_F(CudaStreamsOnGpu, BackwardRunsOnTheForwardsStreamAndTheCallerMayReadTheGr
   hw::Tensor loss;
   {
     hw::cuda::StreamGuard guard(side);
-    hw::Tensor y = xd;
-    for (int i = 0; i < 20; ++i) y = y * 1.0;  // keep the side stream busy for a while
-    loss = (y.matmul(w).tanh() * 3.0).sum();
+    // Tens of milliseconds of work queued ahead of the forward and backward on the side stream:
+    // a gradient read on the default stream without backward's final wait would be read early.
+    const hw::Tensor busy = hw::ones({4096, 4096}, {.dtype = hw::kFloat64, .device = cuda_});
+    for (int i = 0; i < 8; ++i) (void)busy.matmul(busy);
+    loss = (xd.matmul(w).tanh() * 3.0).sum();
   }
   loss.backward();
   EXPECT_EQ(hw::cuda::current_stream(), hw::cuda::default_stream());
