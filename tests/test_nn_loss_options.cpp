@@ -1,6 +1,7 @@
 // cross_entropy's options together, as PyTorch combines them (class weights with ignore_index and
-// label smoothing over spatial dims, class-probability targets), and the shapes of
-// binary_cross_entropy_with_logits's weights, against float64 references written out here.
+// label smoothing over spatial dims, class-probability targets), binary_cross_entropy on
+// probabilities and the shapes of the binary losses' weights, against float64 references written
+// out here.
 #include <cmath>
 
 #include "support/test_support.h"
@@ -138,6 +139,57 @@ TEST(BinaryCrossEntropyWithLogits, AWeightThatWouldWidenTheLossIsAnError) {
       [&] { F::binary_cross_entropy_with_logits(tensor<std::int64_t>({1, 2}), tensor({1.f, 0.f})); }, "floating point"));
   EXPECT_TRUE(throws_with<Error>([&] { F::nll_loss(tensor<std::int64_t>({{1, 2}}), tensor<std::int64_t>({0})); },
                                  "floating point"));
+}
+
+// PyTorch's binary_cross_entropy: -w [y max(log p, -100) + (1 - y) max(log(1 - p), -100)].
+TEST(BinaryCrossEntropy, MatchesPyTorchsClampedFormula) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  // Saturated probabilities (exactly 0 and 1) among the random ones.
+  const Tensor probs = cat({tensor({0.0, 1.0, 0.0, 1.0}), random_tensor({8}, kFloat64, rng, 0, 1)}).reshape({3, 4});
+  const Tensor target = random_tensor({3, 4}, kFloat64, rng, 0, 1);
+  const Tensor weight = random_tensor({1, 4}, kFloat64, rng, 0.2, 2);
+  const std::vector<double> p = values_of(probs), y = values_of(target), w = values_of(weight);
+  std::vector<double> each;
+  double sum = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    each.push_back(-w[i % 4] * (y[i] * std::max(std::log(p[i]), -100.0) + (1 - y[i]) * std::max(std::log(1 - p[i]), -100.0)));
+    sum += each.back();
+  }
+  EXPECT_TRUE(all_close(values_of(F::binary_cross_entropy(probs, target, F::Reduction::None, weight)), each, 1e-12, 1e-12));
+  EXPECT_NEAR(F::binary_cross_entropy(probs, target, F::Reduction::Sum, weight).item<double>(), sum, 1e-9);
+  EXPECT_NEAR(F::binary_cross_entropy(probs, target, F::Reduction::Mean, weight).item<double>(), sum / 12, 1e-10);
+
+  // Inside (0, 1) the gradient is PyTorch's w (p - y) / (p (1 - p)), for the probabilities and the target.
+  const Tensor inside = random_tensor({3, 4}, kFloat64, rng, 0.05, 0.95).set_requires_grad(true);
+  const auto r = autograd::gradcheck(
+      [&](auto& v) { return F::binary_cross_entropy(v[0], v[1], F::Reduction::Mean, weight); },
+      {inside, target.clone().set_requires_grad(true)});
+  EXPECT_TRUE(r.ok) << r.message;
+  // At a saturated probability the gradient stays finite (a clamped log passes none).
+  const Tensor saturated = probs.clone().set_requires_grad(true);
+  F::binary_cross_entropy(saturated, target).backward();
+  for (double g : values_of(saturated.grad())) EXPECT_TRUE(std::isfinite(g));
+
+  nn::BCELoss module(F::Reduction::Sum, weight);
+  EXPECT_EQ(module->forward(probs, target).item<double>(),
+            F::binary_cross_entropy(probs, target, F::Reduction::Sum, weight).item<double>());
+  ASSERT_EQ(module->buffers().size(), 1u);
+  module->to(other_device());
+  EXPECT_EQ(module->buffers()[0].device(), other_device());
+}
+
+TEST(BinaryCrossEntropy, BadInputsAreClearErrors) {
+  const Tensor target = tensor({1.f, 0.f, 1.f});
+  for (float bad : {-0.1f, 1.5f, NAN}) {
+    EXPECT_TRUE(throws_with<Error>([&] { F::binary_cross_entropy(tensor({0.5f, bad, 0.5f}), target); },
+                                   "between 0 and 1"));
+  }
+  EXPECT_TRUE(throws_with<Error>([&] { F::binary_cross_entropy(tensor({0.5f, 0.5f}), target); }, "differ"));
+  EXPECT_TRUE(throws_with<Error>(
+      [&] { F::binary_cross_entropy(tensor({0.5f, 0.5f, 0.5f}), target, F::Reduction::Mean, ones({3, 1})); },
+      "does not broadcast"));
 }
 
 }  // namespace

@@ -138,6 +138,13 @@ void check_broadcasts_to(const char* op, const char* what, const Tensor& factor,
   HWARO_CHECK(fits, op, ": ", what, " of shape ", factor.sizes(), " does not broadcast to the input's shape ",
               input.sizes());
 }
+
+// log(p) clamped at -100, as PyTorch's binary_cross_entropy takes it, with a gradient of 0 where p
+// is 0 (a sigmoid that saturated) rather than 0 * (1 / 0) = NaN.
+Tensor clamped_log(const Tensor& p) {
+  const Tensor positive = p > 0.0;
+  return where(positive, where(positive, p, 1.0).log().clamp(-100.0), -100.0);
+}
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
@@ -164,6 +171,19 @@ Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& targ
   const Tensor log1p_exp = m + ((-m).exp() + (-logits - m).exp()).log();
   const Tensor scale = pos_weight.defined() ? (pos_weight - 1) * y + 1 : ones_like(y);
   const Tensor loss = (1 - y) * logits + scale * log1p_exp;
+  return reduce(weight.defined() ? loss * weight : loss, reduction);
+}
+
+Tensor binary_cross_entropy(const Tensor& probs, const Tensor& target, Reduction reduction, const Tensor& weight) {
+  const char* op = "binary_cross_entropy";
+  check_same_shape(op, probs, target);
+  HWARO_CHECK(probs.is_floating_point(), op, ": expected floating point probabilities, got ", probs.dtype());
+  if (weight.defined()) check_broadcasts_to(op, "weight", weight, probs);
+  HWARO_CHECK(((probs >= 0.0) && (probs <= 1.0)).all().item<bool>(), op,
+              ": all elements of input should be between 0 and 1 (probabilities, as sigmoid gives); for logits use ",
+              "binary_cross_entropy_with_logits, which is also the numerically stable form");
+  const Tensor y = target.to(probs.dtype());
+  const Tensor loss = -(y * clamped_log(probs) + (1 - y) * clamped_log(1 - probs));
   return reduce(weight.defined() ? loss * weight : loss, reduction);
 }
 

@@ -75,5 +75,12 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = 
 Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target,
                                         Reduction reduction = Reduction::Mean, const Tensor& pos_weight = {},
                                         const Tensor& weight = {});
+// torch.nn.functional.binary_cross_entropy: probs in [0, 1] (sigmoid's output; a value outside
+// is an error), target of their shape; each log is clamped at -100, as PyTorch's, so that a
+// probability of exactly 0 or 1 costs at most 100 (a clamped log passes no gradient, where
+// PyTorch's closed form divides by 1e-12). weight as above. binary_cross_entropy_with_logits is
+// the stable form.
+Tensor binary_cross_entropy(const Tensor& probs, const Tensor& target, Reduction reduction = Reduction::Mean,
+                            const Tensor& weight = {});
 
 }  // namespace hwaro::nn::functional

@@ -83,4 +83,22 @@ class BCEWithLogitsLossImpl : public Module {
 };
 HWARO_MODULE(BCEWithLogitsLoss);
 
+// torch.nn.BCELoss: for probabilities (sigmoid's output); weight (of each element) is a buffer.
+class BCELossImpl : public Module {
+ public:
+  explicit BCELossImpl(functional::Reduction reduction = functional::Reduction::Mean, Tensor weight = {})
+      : reduction_(reduction), weight_(std::move(weight)) {
+    if (weight_.defined()) register_buffer("weight", weight_);
+  }
+  using Module::forward;  // the two-argument form below is the one a loss has
+  Tensor forward(const Tensor& probs, const Tensor& target) const {
+    return functional::binary_cross_entropy(probs, target, reduction_, weight_);
+  }
+
+ private:
+  functional::Reduction reduction_;
+  Tensor weight_;
+};
+HWARO_MODULE(BCELoss);
+
 }  // namespace hwaro::nn
