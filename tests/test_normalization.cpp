@@ -209,6 +209,20 @@ TEST(LayerNorm, MatchesReferenceAndGradients) {
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { ln->forward(hw::randn({3, 4})); }, "does not end in normalized_shape"));
 }
 
+// PyTorch's LayerNorm(bias=False) has a weight only; elementwise_affine=False has neither.
+TEST(LayerNorm, BiasFalseKeepsOnlyTheWeight) {
+  const Tensor x = hw::randn({3, 4, 5});
+  hw::nn::LayerNorm no_bias(hw::nn::LayerNormOptions({4, 5}).bias(false));
+  ASSERT_EQ(no_bias->named_parameters().size(), 1u);
+  EXPECT_EQ(no_bias->named_parameters()[0].first, "weight");
+  EXPECT_FALSE(no_bias->bias.defined());
+  hw::nn::init::normal_(no_bias->weight);
+  EXPECT_TRUE(hw::equal(no_bias->forward(x), F::layer_norm(x, {4, 5}, no_bias->weight)));
+  hw::nn::LayerNorm plain(hw::nn::LayerNormOptions({5}).elementwise_affine(false));
+  EXPECT_TRUE(plain->parameters().empty());
+  EXPECT_TRUE(hw::equal(plain->forward(x), F::layer_norm(x, {5})));
+}
+
 // As Linear (and PyTorch's norms): a float64 batch through float32 layers is refused, not promoted.
 TEST(Normalization, AnInputInAnotherDTypeThanTheAffineParametersIsRefused) {
   hw::nn::LayerNorm ln(hw::nn::LayerNormOptions({5}));

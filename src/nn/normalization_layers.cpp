@@ -75,7 +75,7 @@ LayerNormImpl::LayerNormImpl(LayerNormOptions opts) : options(std::move(opts)) {
   for (std::int64_t d : shape) HWARO_CHECK(d > 0, "LayerNorm: normalized_shape must be positive, got ", IntArrayRef(shape));
   if (options.elementwise_affine()) {
     weight = register_parameter("weight", ones(shape));
-    bias = register_parameter("bias", zeros(shape));
+    if (options.bias()) bias = register_parameter("bias", zeros(shape));
   }
 }
 

@@ -60,6 +60,7 @@ struct LayerNormOptions {
   HWARO_ARG(std::vector<std::int64_t>, normalized_shape);
   HWARO_ARG(double, eps) = 1e-5;
   HWARO_ARG(bool, elementwise_affine) = true;  // weight (ones) and bias (zeros) of normalized_shape
+  HWARO_ARG(bool, bias) = true;  // false (PyTorch's bias=False): an affine weight without a bias
 };
 
 class LayerNormImpl : public Module {
