@@ -275,4 +275,43 @@ TEST(Embedding, RowsPaddingIdxAndGradients) {
                                                "padding_idx 3"));
 }
 
+// PyTorch's max_norm: before the lookup, each row the indices pick whose norm exceeds max_norm is
+// scaled in place by max_norm / (norm + 1e-7); rows not picked keep their values; the gradient is
+// the plain lookup's.
+TEST(Embedding, MaxNormRenormalisesTheRowsItLooksUp) {
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const Tensor idx = hw::tensor<std::int64_t>({{0, 2}, {2, 4}});
+  for (double p : {2.0, 1.0}) {
+    SCOPED_TRACE("norm_type " + std::to_string(p));
+    const Tensor initial = hw::test::random_tensor({5, 3}, hw::kFloat64, rng, -2, 2);
+    const double max_norm = 1.5;
+    std::vector<double> expected = hw::test::values_of(initial);
+    for (int row : {0, 2, 4}) {
+      double norm = 0;
+      for (int d = 0; d < 3; ++d) norm += std::pow(std::abs(expected[row * 3 + d]), p);
+      norm = std::pow(norm, 1 / p);
+      if (norm > max_norm) {
+        for (int d = 0; d < 3; ++d) expected[row * 3 + d] *= max_norm / (norm + 1e-7);
+      }
+    }
+    Tensor weight = initial.clone().set_requires_grad(true);
+    const Tensor y = F::embedding(idx, weight, std::nullopt, max_norm, p);
+    EXPECT_TRUE(hw::test::all_close(hw::test::values_of(weight), expected, 1e-12, 1e-12));
+    std::vector<double> looked_up;
+    for (int row : {0, 2, 2, 4})
+      for (int d = 0; d < 3; ++d) looked_up.push_back(expected[row * 3 + d]);
+    EXPECT_TRUE(hw::test::all_close(hw::test::values_of(y), looked_up, 1e-12, 1e-12));
+    y.sum().backward();
+    const std::vector<double> counts = {1, 0, 2, 0, 1}, g = hw::test::values_of(weight.grad());
+    for (int row = 0; row < 5; ++row) EXPECT_EQ(g[row * 3], counts[row]) << "row " << row;
+  }
+  hw::nn::Embedding emb(hw::nn::EmbeddingOptions(6, 4).max_norm(1.0));
+  emb->forward(hw::tensor<std::int64_t>({1, 3}));
+  EXPECT_LE(emb->weight.select(0, 1).norm().item<float>(), 1.0f + 1e-6f);
+  EXPECT_LE(emb->weight.select(0, 3).norm().item<float>(), 1.0f + 1e-6f);
+  EXPECT_NE(emb->str().find("max_norm=1"), std::string::npos) << emb->str();
+}
+
 }  // namespace

@@ -31,6 +31,17 @@ void check_affine_dtype(const char* op, const char* what, const Tensor& t, const
               ", got ", t.dtype(), "; convert the module with .to(dtype) or the input with .to(", t.dtype(), ")");
 }
 
+// PyTorch's embedding_renorm_: the rows that `indices` pick and whose norm exceeds max_norm are
+// scaled to max_norm / (norm + 1e-7) of themselves, in place and outside autograd. A row picked
+// twice is written twice with the same value.
+void renorm_rows(Tensor weight, const Tensor& indices, double max_norm, double norm_type) {
+  NoGradGuard no_grad;
+  const Tensor rows = weight.index_select(0, indices);
+  const Tensor norms = rows.norm(norm_type, {1}, /*keepdim=*/true);
+  const Tensor scale = where(norms > max_norm, max_norm / (norms + 1e-7), 1.0);
+  weight.scatter_(0, indices.unsqueeze(1).expand({-1, weight.size(1)}), rows * scale);
+}
+
 }  // namespace
 
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
@@ -102,7 +113,8 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
   return bias.defined() ? y + bias : y;
 }
 
-Tensor embedding(const Tensor& index_tensor, const Tensor& weight, std::optional<std::int64_t> padding_idx) {
+Tensor embedding(const Tensor& index_tensor, const Tensor& weight, std::optional<std::int64_t> padding_idx,
+                 std::optional<double> max_norm, double norm_type) {
   HWARO_CHECK(index_tensor.defined() && (index_tensor.dtype() == kInt64 || index_tensor.dtype() == kInt32),
               "embedding: expected int64 or int32 indices, got ",
               index_tensor.defined() ? index_tensor.dtype() : kInt64, "; convert them with .to(hw::kInt64)");
@@ -112,7 +124,10 @@ Tensor embedding(const Tensor& index_tensor, const Tensor& weight, std::optional
               weight.defined() ? weight.sizes() : IntArrayRef{});
   std::vector<std::int64_t> out_shape = indices.sizes().vec();
   out_shape.push_back(weight.size(1));
-  const Tensor rows = weight.index_select(0, indices.reshape({-1}));  // IndexError names a bad index
+  HWARO_CHECK(!max_norm || *max_norm >= 0.0, "embedding: max_norm must not be negative, got ", *max_norm);
+  const Tensor flat = indices.reshape({-1});
+  if (max_norm) renorm_rows(weight, flat, *max_norm, norm_type);  // before the lookup, as PyTorch's
+  const Tensor rows = weight.index_select(0, flat);                // IndexError names a bad index
   if (!padding_idx.has_value()) return rows.reshape(out_shape);
   std::int64_t pad = *padding_idx;
   HWARO_CHECK(pad >= -weight.size(0) && pad < weight.size(0), "embedding: padding_idx ", pad,

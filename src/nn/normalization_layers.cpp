@@ -109,13 +109,15 @@ EmbeddingImpl::EmbeddingImpl(EmbeddingOptions opts) : options(opts) {
 
 Tensor EmbeddingImpl::forward(const Tensor& indices) {
   check_input_device(indices);
-  return functional::embedding(indices, weight, options.padding_idx());
+  return functional::embedding(indices, weight, options.padding_idx(), options.max_norm(), options.norm_type());
 }
 
 std::string EmbeddingImpl::extra_repr() const {
   std::ostringstream s;
   s << options.num_embeddings() << ", " << options.embedding_dim();
   if (options.padding_idx().has_value()) s << ", padding_idx=" << *options.padding_idx();
+  if (options.max_norm().has_value()) s << ", max_norm=" << *options.max_norm();
+  if (options.norm_type() != 2.0) s << ", norm_type=" << options.norm_type();
   return s.str();
 }
 

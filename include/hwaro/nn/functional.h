@@ -51,8 +51,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                   double eps = 1e-5);
 // Rows of weight [num_embeddings, dim] picked by int64 indices of any shape -> [*indices, dim].
-// padding_idx: that row gets no gradient (its output is still the row).
-Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<std::int64_t> padding_idx = std::nullopt);
+// padding_idx: that row gets no gradient (its output is still the row). max_norm, as PyTorch's:
+// first each picked row whose norm_type-norm exceeds max_norm is scaled in place (outside
+// autograd) by max_norm / (norm + 1e-7).
+Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<std::int64_t> padding_idx = std::nullopt,
+                 std::optional<double> max_norm = std::nullopt, double norm_type = 2.0);
 
 struct CrossEntropyOptions {
   Reduction reduction = Reduction::Mean;

@@ -81,6 +81,9 @@ struct EmbeddingOptions {
   HWARO_ARG(std::int64_t, num_embeddings);
   HWARO_ARG(std::int64_t, embedding_dim);
   HWARO_ARG(std::optional<std::int64_t>, padding_idx) = std::nullopt;  // that row starts at 0 and gets no gradient
+  // Rows a forward looks up are first renormalised in place to a norm_type-norm of at most max_norm.
+  HWARO_ARG(std::optional<double>, max_norm) = std::nullopt;
+  HWARO_ARG(double, norm_type) = 2.0;
 };
 
 // weight [num_embeddings, embedding_dim] ~ N(0, 1), as PyTorch.
