@@ -11,17 +11,19 @@
 #include <string_view>
 
 #include "hwaro/device.h"
+#include "hwaro/nn/state_dict.h"
 #include "hwaro/tensor.h"
 
 namespace hwaro {
 
-// Tensors travel as std::map<std::string, Tensor>, ordered by name: the same type as hw::nn::StateDict, so
-// hw::save(model->state_dict(), path) and model->load_state_dict(hw::load(path)) need no conversion.
+// save() takes an hw::nn::StateDict, which a std::map<std::string, Tensor> converts to; load() returns a
+// std::map, ordered by name, which load_state_dict takes. So hw::save(model->state_dict(), path) and
+// model->load_state_dict(hw::load(path)) need no conversion.
 
 // Writes `tensors` (copied to the CPU and made contiguous; their devices and strides are not kept) and
 // `metadata` to `path`, atomically: the data goes to a temporary file in the same directory, is fsynced and
 // renamed over `path`. If anything fails, hw::Error is thrown and a previous file at `path` is untouched.
-void save(const std::map<std::string, Tensor>& tensors, const std::string& path, const std::map<std::string, std::string>& metadata = {});
+void save(const nn::StateDict& tensors, const std::string& path, const std::map<std::string, std::string>& metadata = {});
 
 // Reads every tensor of `path`, checking the whole header against the file first (hw::Error naming the file
 // and the problem). Tensors are created on the CPU, then moved to `map_location` when given.

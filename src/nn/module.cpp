@@ -230,7 +230,7 @@ StateDict Module::state_dict() const {
   std::vector<std::pair<std::string, Tensor>> own;
   collect_state("", own);
   StateDict out;
-  for (auto& [n, t] : own) out[n] = t.detach();
+  for (auto& [n, t] : own) out.emplace(n, t.detach());  // a tied tensor: each name once, as registered
   return out;
 }
 

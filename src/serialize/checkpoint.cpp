@@ -21,7 +21,7 @@ constexpr std::string_view kReserved = "hwaro.";
 constexpr const char* kFormatKey = "hwaro.checkpoint";
 constexpr const char* kFormatVersion = "1";
 
-void add_prefixed(std::map<std::string, Tensor>& out, std::string_view prefix, const std::map<std::string, Tensor>& in) {
+void add_prefixed(std::map<std::string, Tensor>& out, std::string_view prefix, const nn::StateDict& in) {
   for (const auto& [name, tensor] : in) out.emplace(std::string(prefix) + name, tensor);
 }
 

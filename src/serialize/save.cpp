@@ -13,7 +13,7 @@ namespace hwaro {
 
 static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian; hwaro writes it raw");
 
-void save(const std::map<std::string, Tensor>& tensors, const std::string& path, const std::map<std::string, std::string>& metadata) {
+void save(const nn::StateDict& tensors, const std::string& path, const std::map<std::string, std::string>& metadata) {
   struct Pending {
     serialize::TensorEntry entry;
     Tensor data;  // CPU, contiguous
@@ -28,9 +28,11 @@ void save(const std::map<std::string, Tensor>& tensors, const std::string& path,
     serialize::TensorEntry entry{name, data.dtype(), std::vector<std::int64_t>(data.sizes().begin(), data.sizes().end())};
     pending.push_back({std::move(entry), std::move(data)});
   }
-  // Widest elements first, as the Python package lays files out, so every tensor is aligned to its element.
-  std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
-    return element_size(a.entry.dtype) > element_size(b.entry.dtype);
+  // Widest elements first, as the Python package lays files out, so every tensor is aligned to its element;
+  // then by name, so the bytes do not depend on the order the tensors were given in.
+  std::sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+    const auto wa = element_size(a.entry.dtype), wb = element_size(b.entry.dtype);
+    return wa != wb ? wa > wb : a.entry.name < b.entry.name;
   });
   std::uint64_t offset = 0;
   std::vector<serialize::TensorEntry> entries;

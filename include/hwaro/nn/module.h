@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "hwaro/nn/state_dict.h"
 #include "hwaro/tensor.h"
 
 namespace hwaro::nn {
@@ -46,9 +47,6 @@ class ConstructionWatch {
   std::unique_ptr<State> state_;
 };
 }  // namespace detail
-
-// Parameters and buffers by dotted path ("encoder.fc1.weight"); what hw::save writes.
-using StateDict = std::map<std::string, Tensor>;
 
 class Module : public std::enable_shared_from_this<Module> {
  public:
@@ -105,6 +103,7 @@ class Module : public std::enable_shared_from_this<Module> {
   Device device() const;
 
   // ---- checkpoints ----
+  // Parameters and persistent buffers by dotted path, in PyTorch's order; what hw::save writes.
   StateDict state_dict() const;
   // strict: every key must match (hw::Error listing missing keys, unexpected keys and shape
   // mismatches); values are copied into the existing tensors, converted to their device/dtype.
