@@ -6,10 +6,9 @@
 // values. Without a GPU the cases skip.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cmath>
 #include <vector>
 
+#include "support/optim_reference.h"
 #include "support/test_support.h"
 
 namespace hw = hwaro;
@@ -62,43 +61,6 @@ std::vector<std::vector<double>> run_on_gpu(const Group& g, hw::DType dtype, con
   return out;
 }
 
-// torch.optim.Adam (decoupled: AdamW) with amsgrad and maximize, in float64.
-std::vector<double> adam_reference(std::vector<double> p, const std::vector<std::vector<double>>& grads, double lr,
-                                   double wd, bool decoupled) {
-  const double b1 = 0.9, b2 = 0.999, eps = 1e-8;
-  std::vector<double> m(p.size()), v(p.size()), vmax(p.size());
-  for (int t = 1; t <= kSteps; ++t) {
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      double g = -grads[t - 1][i];
-      if (decoupled) {
-        p[i] *= 1 - lr * wd;
-      } else {
-        g += wd * p[i];
-      }
-      m[i] = b1 * m[i] + (1 - b1) * g;
-      v[i] = b2 * v[i] + (1 - b2) * g * g;
-      vmax[i] = std::max(vmax[i], v[i]);
-      p[i] -= lr / (1 - std::pow(b1, t)) * m[i] / (std::sqrt(vmax[i] / (1 - std::pow(b2, t))) + eps);
-    }
-  }
-  return p;
-}
-
-// torch.optim.SGD with momentum, dampening or nesterov, and weight decay, in float64.
-std::vector<double> sgd_reference(std::vector<double> p, const std::vector<std::vector<double>>& grads, double lr,
-                                  double mu, double dampening, double wd, bool nesterov) {
-  std::vector<double> buf(p.size());
-  for (int t = 0; t < kSteps; ++t) {
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      double g = grads[t][i] + wd * p[i];
-      buf[i] = t == 0 ? g : mu * buf[i] + (1 - dampening) * g;
-      g = nesterov ? g + mu * buf[i] : buf[i];
-      p[i] -= lr * g;
-    }
-  }
-  return p;
-}
-
 TEST(CudaOptimizer, AGroupOfMoreParametersThanOneLaunchTakesInBothFloatDtypes) {
   SKIP_WITHOUT_GPU();
   const std::uint64_t seed = hw::test::fresh_seed();
@@ -119,11 +81,16 @@ TEST(CudaOptimizer, AGroupOfMoreParametersThanOneLaunchTakesInBothFloatDtypes) {
         g, dtype, hw::optim::SGDOptions{.lr = lr, .momentum = 0.9, .weight_decay = wd, .nesterov = true});
     for (std::size_t k = 0; k < g.start.size(); ++k) {
       SCOPED_TRACE(::testing::Message() << "parameter " << k << " of " << g.start[k].size() << " elements");
-      ASSERT_TRUE(hw::test::all_close(adam[k], adam_reference(g.start[k], g.grads[k], lr, wd, false), tol, tol));
-      ASSERT_TRUE(hw::test::all_close(adamw[k], adam_reference(g.start[k], g.grads[k], lr, wd, true), tol, tol));
-      ASSERT_TRUE(hw::test::all_close(sgd[k], sgd_reference(g.start[k], g.grads[k], lr, 0.9, 0.1, wd, false), tol, tol));
-      ASSERT_TRUE(
-          hw::test::all_close(nesterov[k], sgd_reference(g.start[k], g.grads[k], lr, 0.9, 0.0, wd, true), tol, tol));
+      const auto& start = g.start[k];
+      const auto& grads = g.grads[k];
+      hw::test::AdamRule adam_rule{.lr = lr, .weight_decay = wd, .amsgrad = true, .maximize = true};
+      ASSERT_TRUE(hw::test::all_close(adam[k], hw::test::adam_steps(start, grads, adam_rule).back(), tol, tol));
+      adam_rule.decoupled = true;
+      ASSERT_TRUE(hw::test::all_close(adamw[k], hw::test::adam_steps(start, grads, adam_rule).back(), tol, tol));
+      const hw::test::SgdRule sgd_rule{.lr = lr, .momentum = 0.9, .dampening = 0.1, .weight_decay = wd};
+      ASSERT_TRUE(hw::test::all_close(sgd[k], hw::test::sgd_steps(start, grads, sgd_rule).back(), tol, tol));
+      const hw::test::SgdRule nesterov_rule{.lr = lr, .momentum = 0.9, .weight_decay = wd, .nesterov = true};
+      ASSERT_TRUE(hw::test::all_close(nesterov[k], hw::test::sgd_steps(start, grads, nesterov_rule).back(), tol, tol));
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <memory>
 #include <tuple>
 
+#include "support/optim_reference.h"
 #include "support/test_support.h"
 #include "testing/test_backend.h"
 
@@ -51,50 +52,19 @@ TEST(Optim, SGDMatchesTheReferenceRule) {
                            SgdCase{0.8, 0, 0.05, true}}) {
     for (bool contiguous : {true, false}) {
       const auto grads = gradients(rng);
-      std::vector<double> p = values_of(random_tensor({kSize}, kFloat64, rng));
+      const std::vector<double> start = values_of(random_tensor({kSize}, kFloat64, rng));
       const double lr = 0.05;
-      const auto got = run<optim::SGD>(p, grads, optim::SGDOptions{.lr = lr, .momentum = c.momentum,
-                                                                   .dampening = c.dampening,
-                                                                   .weight_decay = c.weight_decay, .nesterov = c.nesterov},
+      const auto got = run<optim::SGD>(start, grads, optim::SGDOptions{.lr = lr, .momentum = c.momentum,
+                                                                       .dampening = c.dampening,
+                                                                       .weight_decay = c.weight_decay, .nesterov = c.nesterov},
                                        contiguous);
-      std::vector<double> buf(kSize);
+      const auto want = sgd_steps(start, grads, {.lr = lr, .momentum = c.momentum, .dampening = c.dampening,
+                                                 .weight_decay = c.weight_decay, .nesterov = c.nesterov});
       for (int t = 0; t < kSteps; ++t) {
-        for (std::int64_t i = 0; i < kSize; ++i) {
-          double g = grads[t][i] + c.weight_decay * p[i];
-          if (c.momentum != 0) {
-            buf[i] = t == 0 ? g : c.momentum * buf[i] + (1 - c.dampening) * g;
-            g = c.nesterov ? g + c.momentum * buf[i] : buf[i];
-          }
-          p[i] -= lr * g;
-        }
-        EXPECT_TRUE(all_close(got[t], p, 1e-12, 1e-12))
+        EXPECT_TRUE(all_close(got[t], want[t], 1e-12, 1e-12))
             << "step " << t << " momentum " << c.momentum << (contiguous ? " fused" : " composite");
       }
     }
-  }
-}
-
-void adam_reference(std::vector<double>& p, const std::vector<std::vector<double>>& grads, double lr, double b1,
-                    double b2, double eps, double wd, bool decoupled, bool amsgrad,
-                    std::vector<std::vector<double>>& out) {
-  const std::size_t n = p.size();
-  std::vector<double> m(n, 0), v(n, 0), vmax(n, 0);
-  for (int t = 1; t <= static_cast<int>(grads.size()); ++t) {
-    for (std::size_t i = 0; i < n; ++i) {
-      double g = grads[t - 1][i];
-      if (decoupled) {
-        p[i] *= 1 - lr * wd;
-      } else {
-        g += wd * p[i];
-      }
-      m[i] = b1 * m[i] + (1 - b1) * g;
-      v[i] = b2 * v[i] + (1 - b2) * g * g;
-      vmax[i] = std::max(vmax[i], v[i]);
-      const double second = amsgrad ? vmax[i] : v[i];
-      const double mhat = m[i] / (1 - std::pow(b1, t));
-      p[i] -= lr * mhat / (std::sqrt(second / (1 - std::pow(b2, t))) + eps);
-    }
-    out.push_back(p);
   }
 }
 
@@ -105,10 +75,10 @@ TEST(Optim, AdamAndAdamWMatchTheReferenceRule) {
       for (bool contiguous : {true, false}) {
         const auto grads = gradients(rng);
         const std::vector<double> start = values_of(random_tensor({kSize}, kFloat64, rng));
-        std::vector<double> p = start, q = start;
-        std::vector<std::vector<double>> want_adam, want_adamw;
-        adam_reference(p, grads, 0.01, 0.9, 0.99, 1e-8, wd, false, amsgrad, want_adam);
-        adam_reference(q, grads, 0.01, 0.9, 0.99, 1e-8, wd, true, amsgrad, want_adamw);
+        AdamRule rule{.lr = 0.01, .beta2 = 0.99, .weight_decay = wd, .amsgrad = amsgrad};
+        const auto want_adam = adam_steps(start, grads, rule);
+        rule.decoupled = true;
+        const auto want_adamw = adam_steps(start, grads, rule);
         const auto adam = run<optim::Adam>(start, grads, optim::AdamOptions{.lr = 0.01, .beta2 = 0.99,
                                                                            .weight_decay = wd, .amsgrad = amsgrad},
                                            contiguous);
@@ -141,10 +111,6 @@ TEST(Optim, MaximizeNegatesTheGradientBeforeAnythingElse) {
   for (bool contiguous : {true, false}) {
     SCOPED_TRACE(contiguous ? "fused" : "composite");
     const auto grads = gradients(rng);
-    auto negated = grads;
-    for (auto& step : negated) {
-      for (double& v : step) v = -v;
-    }
     const std::vector<double> start = values_of(random_tensor({kSize}, kFloat64, rng));
     for (bool nesterov : {false, true}) {
       const double lr = 0.05, mu = 0.9, dampening = nesterov ? 0.0 : 0.1, wd = 0.01;
@@ -156,22 +122,17 @@ TEST(Optim, MaximizeNegatesTheGradientBeforeAnythingElse) {
                                                          .nesterov = nesterov,
                                                          .maximize = true},
                                        contiguous);
-      std::vector<double> p = start, buf(kSize);
+      const auto want = sgd_steps(start, grads, {.lr = lr, .momentum = mu, .dampening = dampening,
+                                                 .weight_decay = wd, .nesterov = nesterov, .maximize = true});
       for (int t = 0; t < kSteps; ++t) {
-        for (std::int64_t i = 0; i < kSize; ++i) {
-          double g = negated[t][i] + wd * p[i];
-          buf[i] = t == 0 ? g : mu * buf[i] + (1 - dampening) * g;
-          g = nesterov ? g + mu * buf[i] : buf[i];
-          p[i] -= lr * g;
-        }
-        EXPECT_TRUE(all_close(got[t], p, 1e-12, 1e-12)) << "SGD step " << t << " nesterov " << nesterov;
+        EXPECT_TRUE(all_close(got[t], want[t], 1e-12, 1e-12)) << "SGD step " << t << " nesterov " << nesterov;
       }
     }
     for (bool amsgrad : {false, true}) {
-      std::vector<double> p = start, q = start;
-      std::vector<std::vector<double>> want_adam, want_adamw;
-      adam_reference(p, negated, 0.01, 0.9, 0.99, 1e-8, 0.1, false, amsgrad, want_adam);
-      adam_reference(q, negated, 0.01, 0.9, 0.99, 1e-8, 0.1, true, amsgrad, want_adamw);
+      AdamRule rule{.lr = 0.01, .beta2 = 0.99, .weight_decay = 0.1, .amsgrad = amsgrad, .maximize = true};
+      const auto want_adam = adam_steps(start, grads, rule);
+      rule.decoupled = true;
+      const auto want_adamw = adam_steps(start, grads, rule);
       const auto adam = run<optim::Adam>(
           start, grads,
           optim::AdamOptions{.lr = 0.01, .beta2 = 0.99, .weight_decay = 0.1, .amsgrad = amsgrad, .maximize = true},
@@ -252,19 +213,11 @@ TEST(Optim, AGroupStepsInOneFusedLaunchAndEachParameterFollowsItsOwnSteps) {
     SCOPED_TRACE("parameter " + std::to_string(k));
     const std::vector<std::vector<double>> own_grads(grads[k].begin() + std::min(kGroup[k].first_grad_step, kSteps),
                                                      grads[k].end());
-    std::vector<double> want_adamw = start[k];
-    std::vector<std::vector<double>> unused;
-    adam_reference(want_adamw, own_grads, lr, 0.9, 0.99, 1e-8, wd, true, false, unused);
-    EXPECT_TRUE(all_close(adamw.final_values[k], want_adamw, 1e-10, 1e-12));
-    std::vector<double> want_sgd = start[k], buf(want_sgd.size());
-    for (std::size_t t = 0; t < own_grads.size(); ++t) {
-      for (std::size_t i = 0; i < want_sgd.size(); ++i) {
-        const double g = own_grads[t][i] + wd * want_sgd[i];
-        buf[i] = t == 0 ? g : 0.9 * buf[i] + g;
-        want_sgd[i] -= lr * buf[i];
-      }
-    }
-    EXPECT_TRUE(all_close(sgd.final_values[k], want_sgd, 1e-12, 1e-12));
+    const auto want_adamw =
+        adam_steps(start[k], own_grads, {.lr = lr, .beta2 = 0.99, .weight_decay = wd, .decoupled = true});
+    EXPECT_TRUE(all_close(adamw.final_values[k], final_values(start[k], want_adamw), 1e-10, 1e-12));
+    const auto want_sgd = sgd_steps(start[k], own_grads, {.lr = lr, .momentum = 0.9, .weight_decay = wd});
+    EXPECT_TRUE(all_close(sgd.final_values[k], final_values(start[k], want_sgd), 1e-12, 1e-12));
   }
 }
 
@@ -347,21 +300,10 @@ TEST(Optim, AddedParamGroupsStepWithTheirOwnLr) {
     const std::vector<std::tuple<Tensor, std::vector<double>, const std::vector<std::vector<double>>*, double>> cases =
         {{p, start_p, &grads_p, lr}, {q, start_q, &grads_q, 0.2}, {r, start_r, &grads_r, lr}};
     for (const auto& [param, start, grads, group_lr] : cases) {
-      std::vector<double> want = start;
-      if (adam) {
-        std::vector<std::vector<double>> unused;
-        adam_reference(want, *grads, group_lr, 0.9, 0.999, 1e-8, wd, true, false, unused);
-      } else {
-        std::vector<double> buf(kSize);
-        for (int t = 0; t < kSteps; ++t) {
-          for (std::int64_t i = 0; i < kSize; ++i) {
-            const double g = (*grads)[t][i] + wd * want[i];
-            buf[i] = t == 0 ? g : 0.9 * buf[i] + g;
-            want[i] -= group_lr * buf[i];
-          }
-        }
-      }
-      EXPECT_TRUE(all_close(values_of(param), want, 1e-10, 1e-12)) << "group lr " << group_lr;
+      const auto want =
+          adam ? adam_steps(start, *grads, {.lr = group_lr, .weight_decay = wd, .decoupled = true})
+               : sgd_steps(start, *grads, {.lr = group_lr, .momentum = 0.9, .weight_decay = wd});
+      EXPECT_TRUE(all_close(values_of(param), want.back(), 1e-10, 1e-12)) << "group lr " << group_lr;
     }
     // OneCycleLR cycles every group's momentum; state_dict saves it.
     optim::OneCycleLR sched(*opt, 1.0, 10);
