@@ -63,6 +63,39 @@ TEST(ModuleApply, VisitsEveryModuleOnceDepthFirstSelfBeforeChildren) {
   for (std::size_t i = 0; i < all.size(); ++i) EXPECT_EQ(visited_ptrs[i], all[i].get()) << "module " << i;
 }
 
+// named_modules(): the same walk with dotted paths; a module registered twice (a shared layer)
+// is listed once, at its first place, as PyTorch's remove_duplicate=True, and apply() visits it once.
+TEST(ModuleApply, NamedModulesGivesPathsAndListsASharedModuleOnce) {
+  Net net;
+  std::vector<std::string> names;
+  std::vector<const nn::Module*> ptrs;
+  for (const auto& [path, m] : net->named_modules()) {
+    names.push_back(path);
+    ptrs.push_back(m.get());
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"", "encoder", "encoder.fc1", "encoder.fc2", "act", "head"}));
+  EXPECT_EQ(ptrs.front(), net.ptr().get());
+  EXPECT_EQ(ptrs[2], net->encoder->fc1.ptr().get());
+
+  struct SharedImpl : nn::Module {
+    SharedImpl() {
+      layer = register_module("first", nn::Linear(2, 2));
+      register_module("again", layer);
+      tail = register_module("tail", nn::Linear(2, 2));
+    }
+    nn::Linear layer{nullptr}, tail{nullptr};
+  };
+  const auto shared = std::make_shared<SharedImpl>();
+  const auto named = shared->named_modules();
+  ASSERT_EQ(named.size(), 3u);
+  EXPECT_EQ(named[1].first, "first");
+  EXPECT_EQ(named[2].first, "tail");
+  EXPECT_EQ(shared->modules().size(), 3u);
+  int applied = 0;
+  shared->apply([&](nn::Module&) { ++applied; });
+  EXPECT_EQ(applied, 3) << "apply() visits the shared layer once";
+}
+
 TEST(ModuleApply, ReinitialisesEveryLinearInPlace) {
   Net net;
   const std::vector<Tensor> held = net->parameters();  // as an optimiser holds them

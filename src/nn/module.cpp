@@ -140,20 +140,40 @@ std::vector<std::shared_ptr<Module>> Module::children() const {
 std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_children() const { return children_; }
 
 std::vector<std::shared_ptr<Module>> Module::modules() {
+  std::vector<std::shared_ptr<Module>> out;
+  for (auto& [_, m] : named_modules()) out.push_back(std::move(m));
+  return out;
+}
+
+std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules() {
   std::shared_ptr<Module> self = weak_from_this().lock();
   HWARO_CHECK(self != nullptr, "modules(): this ", name(), " is not held by a std::shared_ptr, so it cannot be ",
               "listed as one; build it with std::make_shared<", name(), ">() or its holder (hw::nn::", name(),
               "(...)), or use children() or apply()");
-  std::vector<std::shared_ptr<Module>> out{std::move(self)};
-  for (const auto& [_, child] : children_) {
-    for (auto& m : child->modules()) out.push_back(std::move(m));
-  }
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> out{{"", std::move(self)}};
+  std::set<const Module*> seen{this};
+  // Pre-order (a module, then its subtree), children in registration order, as PyTorch's.
+  std::function<void(const Module&, const std::string&)> walk = [&](const Module& parent, const std::string& prefix) {
+    for (const auto& [n, child] : parent.children_) {
+      if (!seen.insert(child.get()).second) continue;
+      out.emplace_back(prefix + n, child);
+      walk(*child, prefix + n + ".");
+    }
+  };
+  walk(*this, "");
   return out;
 }
 
+// Each module once, in named_modules()'s order, also one registered in several places.
 void Module::apply(const std::function<void(Module&)>& fn) {
-  fn(*this);
-  for (auto& [_, child] : children_) child->apply(fn);
+  std::set<const Module*> seen{this};
+  std::function<void(Module&)> walk = [&](Module& m) {
+    fn(m);
+    for (auto& [_, child] : m.children_) {
+      if (seen.insert(child.get()).second) walk(*child);
+    }
+  };
+  walk(*this);
 }
 
 void Module::train(bool on) {

@@ -87,8 +87,12 @@ class Module : public std::enable_shared_from_this<Module> {
   std::vector<std::pair<std::string, Tensor>> named_buffers(bool recurse = true) const;
   std::vector<std::shared_ptr<Module>> children() const;
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_children() const;
-  // This module and every descendant, depth first.
+  // This module and every descendant, depth first; a module registered in several places is
+  // listed once, at its first place, as PyTorch's remove_duplicate=True.
   std::vector<std::shared_ptr<Module>> modules();
+  // The same with each module's dotted path ("" for this one, "encoder", "encoder.fc1", ...).
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> named_modules();
+  // fn on this module and each descendant, once each, in named_modules()'s order.
   void apply(const std::function<void(Module&)>& fn);
 
   // ---- modes, gradients, devices ----
