@@ -272,6 +272,23 @@ TEST(Module, RegisterParameterWithoutGradFreezesIt) {
   EXPECT_FALSE(frozen.named_parameters()[0].second.requires_grad());
 }
 
+// requires_grad_(false) on a part of a model freezes it: backward leaves its parameters without a
+// gradient while the rest get one, and requires_grad_() thaws it again, on the same tensors.
+TEST(Module, RequiresGradFalseFreezesASubtree) {
+  Net net;
+  const Tensor fc1_weight = net->encoder->fc1->weight;
+  net->encoder->requires_grad_(false);
+  for (const auto& [name, p] : net->named_parameters()) {
+    EXPECT_EQ(p.requires_grad(), name.rfind("head.", 0) == 0) << name;
+  }
+  net->forward(randn({2, 8})).sum().backward();
+  EXPECT_FALSE(net->encoder->fc1->weight.grad().defined());
+  EXPECT_TRUE(net->head->weight.grad().defined());
+  net->requires_grad_();
+  EXPECT_TRUE(net->encoder->fc1->weight.requires_grad());
+  EXPECT_TRUE(net->encoder->fc1->weight.is_same(fc1_weight));
+}
+
 TEST(Module, DropoutScalesWhileTrainingAndIsIdentityInEval) {
   nn::Dropout drop(0.25);
   const Tensor x = ones({100000});

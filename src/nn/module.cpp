@@ -181,6 +181,10 @@ void Module::train(bool on) {
   for (auto& [_, child] : children_) child->train(on);
 }
 
+void Module::requires_grad_(bool requires_grad) {
+  for (Tensor& p : parameters()) p.set_requires_grad(requires_grad);
+}
+
 void Module::zero_grad(bool set_to_none) {
   NoGradGuard no_grad;
   for (Tensor& p : parameters()) {

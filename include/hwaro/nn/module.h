@@ -100,6 +100,9 @@ class Module : public std::enable_shared_from_this<Module> {
   void eval() { train(false); }
   bool is_training() const { return training_; }
   void zero_grad(bool set_to_none = true);
+  // PyTorch's requires_grad_: every parameter of the tree stops (false: frozen, for fine-tuning
+  // a part of a model) or starts recording gradients. The parameters stay the same tensors.
+  void requires_grad_(bool requires_grad = true);
   void to(Device device, bool non_blocking = false);
   void to(DType dtype);  // floating parameters and buffers only, as PyTorch
   void to(Device device, DType dtype, bool non_blocking = false);
