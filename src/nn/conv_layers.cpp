@@ -1,7 +1,9 @@
 // Conv2d and the pooling layers: options held, forward through functional.
+#include <array>
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <variant>
 
 #include "hwaro/nn/conv.h"
 #include "hwaro/nn/functional.h"
@@ -18,6 +20,46 @@ std::string pair_text(const ExpandingArray<2>& v) {
   return out.str();
 }
 
+// Rows or columns added before and after the input, along one axis.
+struct AxisPad {
+  std::int64_t before, after;
+};
+
+// Conv2d's padding per axis (rows, cols): explicit sizes on both sides; none for Padding::Valid;
+// for Padding::Same dilation * (kernel - 1) in all, the odd one after (PyTorch's split).
+std::array<AxisPad, 2> axis_pads(const Conv2dOptions& options) {
+  std::array<AxisPad, 2> pads{};
+  for (std::size_t axis = 0; axis < 2; ++axis) {
+    if (const auto* sizes = std::get_if<ExpandingArray<2>>(&options.padding())) {
+      pads[axis] = {(*sizes)[axis], (*sizes)[axis]};
+    } else if (std::get<Padding>(options.padding()) == Padding::Same) {
+      const std::int64_t total = options.dilation()[axis] * (options.kernel_size()[axis] - 1);
+      pads[axis] = {total / 2, total - total / 2};
+    }
+  }
+  return pads;
+}
+
+functional::PadMode pad_mode_of(PaddingMode mode) {
+  switch (mode) {
+    case PaddingMode::Zeros: return functional::PadMode::Constant;
+    case PaddingMode::Reflect: return functional::PadMode::Reflect;
+    case PaddingMode::Replicate: return functional::PadMode::Replicate;
+    case PaddingMode::Circular: return functional::PadMode::Circular;
+  }
+  return functional::PadMode::Constant;
+}
+
+const char* padding_mode_name(PaddingMode mode) {
+  switch (mode) {
+    case PaddingMode::Zeros: return "zeros";
+    case PaddingMode::Reflect: return "reflect";
+    case PaddingMode::Replicate: return "replicate";
+    case PaddingMode::Circular: return "circular";
+  }
+  return "unknown";
+}
+
 }  // namespace
 
 Conv2dImpl::Conv2dImpl(Conv2dOptions opts) : options(opts) {
@@ -27,6 +69,10 @@ Conv2dImpl::Conv2dImpl(Conv2dOptions opts) : options(opts) {
               ") and out_channels (", out, ") must both be divisible by groups (", groups, ")");
   const ExpandingArray<2>& k = options.kernel_size();
   HWARO_CHECK(k[0] > 0 && k[1] > 0, "Conv2d: kernel_size must be positive, got ", pair_text(k));
+  const auto* padding_kind = std::get_if<Padding>(&options.padding());
+  HWARO_CHECK(!padding_kind || *padding_kind != Padding::Same || (options.stride()[0] == 1 && options.stride()[1] == 1),
+              "Conv2d: padding Same is not supported for strided convolutions (stride ", pair_text(options.stride()),
+              "), as in PyTorch; give the padding as sizes, or use stride 1");
   weight = register_parameter("weight", empty({out, in / groups, k[0], k[1]}));
   if (options.bias()) bias = register_parameter("bias", empty({out}));
   reset_parameters();
@@ -43,18 +89,31 @@ void Conv2dImpl::reset_parameters() {
 
 Tensor Conv2dImpl::forward(const Tensor& input) {
   check_input_device(input);
-  return functional::conv2d(input, weight, bias, options.stride(), options.padding(), options.dilation(),
-                            options.groups());
+  const auto [rows, cols] = axis_pads(options);
+  const bool symmetric = rows.before == rows.after && cols.before == cols.after;
+  if (options.padding_mode() == PaddingMode::Zeros && symmetric) {
+    return functional::conv2d(input, weight, bias, options.stride(), {rows.before, cols.before}, options.dilation(),
+                              options.groups());
+  }
+  // As PyTorch's Conv2d: pad first (zeros too, when 'same' pads one more after), then convolve without padding.
+  const Tensor padded = functional::pad(input, {cols.before, cols.after, rows.before, rows.after},
+                                        pad_mode_of(options.padding_mode()));
+  return functional::conv2d(padded, weight, bias, options.stride(), {0}, options.dilation(), options.groups());
 }
 
 std::string Conv2dImpl::extra_repr() const {
   std::ostringstream s;
   s << options.in_channels() << ", " << options.out_channels() << ", kernel_size=" << pair_text(options.kernel_size())
     << ", stride=" << pair_text(options.stride());
-  if (options.padding()[0] != 0 || options.padding()[1] != 0) s << ", padding=" << pair_text(options.padding());
+  if (const auto* sizes = std::get_if<ExpandingArray<2>>(&options.padding())) {
+    if ((*sizes)[0] != 0 || (*sizes)[1] != 0) s << ", padding=" << pair_text(*sizes);
+  } else {
+    s << ", padding=" << (std::get<Padding>(options.padding()) == Padding::Same ? "same" : "valid");
+  }
   if (options.dilation()[0] != 1 || options.dilation()[1] != 1) s << ", dilation=" << pair_text(options.dilation());
   if (options.groups() != 1) s << ", groups=" << options.groups();
   if (!options.bias()) s << ", bias=false";
+  if (options.padding_mode() != PaddingMode::Zeros) s << ", padding_mode=" << padding_mode_name(options.padding_mode());
   return s.str();
 }
 

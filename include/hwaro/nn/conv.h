@@ -2,8 +2,10 @@
 // Convolution and pooling layers: Conv2d, MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, with
 // LibTorch's options (hw::nn::Conv2d(hw::nn::Conv2dOptions(1, 32, 3).padding(1))).
 // Inputs are [N, C, H, W], or [C, H, W] for one image.
+#include <initializer_list>
 #include <memory>
 #include <optional>
+#include <variant>
 
 #include "hwaro/nn/expanding_array.h"
 #include "hwaro/nn/module.h"
@@ -11,6 +13,19 @@
 
 namespace hwaro::nn {
 
+// torch.nn.Conv2d's padding strings: Same pads so that the output has the input's height and
+// width (stride 1 only), dilation * (kernel - 1) in all per axis, the odd one after, as PyTorch;
+// Valid pads nothing.
+enum class Padding { Same, Valid };
+// Conv2dOptions::padding: sizes per axis (one value or {rows, cols}) or Padding::Same / Valid, as
+// LibTorch's padding_t.
+using Conv2dPadding = std::variant<ExpandingArray<2>, Padding>;
+// torch.nn.Conv2d's padding_mode: what the padding holds. Zeros pads inside the convolution; the
+// others through functional::pad (with functional::PadMode's meaning), before a convolution
+// without padding.
+enum class PaddingMode { Zeros, Reflect, Replicate, Circular };
+
+// Conv2dOptions(3, 16, 3).padding(Padding::Same).padding_mode(PaddingMode::Reflect)
 struct Conv2dOptions {
   Conv2dOptions(std::int64_t in_channels, std::int64_t out_channels, ExpandingArray<2> kernel_size)
       : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
@@ -18,10 +33,15 @@ struct Conv2dOptions {
   HWARO_ARG(std::int64_t, out_channels);
   HWARO_ARG(ExpandingArray<2>, kernel_size);
   HWARO_ARG(ExpandingArray<2>, stride) = 1;
-  HWARO_ARG(ExpandingArray<2>, padding) = 0;
+  HWARO_ARG(Conv2dPadding, padding) = 0;
+
+ public:
+  // A braced pair, .padding({1, 2}), which the variant alone would not take (LibTorch has this overload too).
+  auto& padding(std::initializer_list<std::int64_t> sizes) { return padding(ExpandingArray<2>(sizes)); }
   HWARO_ARG(ExpandingArray<2>, dilation) = 1;
   HWARO_ARG(std::int64_t, groups) = 1;
   HWARO_ARG(bool, bias) = true;
+  HWARO_ARG(PaddingMode, padding_mode) = PaddingMode::Zeros;
 };
 
 // weight [out, in / groups, kh, kw] initialised as PyTorch's (kaiming uniform, a = sqrt(5)),

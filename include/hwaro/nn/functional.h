@@ -19,6 +19,19 @@ Tensor log_softmax(const Tensor& x, std::int64_t dim);
 // Zeroes each element with probability p and scales the rest by 1/(1-p), when training.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
 
+// ---- padding ----
+// torch.nn.functional.pad's modes. Constant fills with a value; Reflect mirrors about the edge
+// element without repeating it ([1, 2, 3] padded by 2 -> [3, 2, 1, 2, 3, 2, 1]); Replicate repeats
+// the edge element; Circular wraps around (the elements from the other end).
+enum class PadMode { Constant, Reflect, Replicate, Circular };
+// torch.nn.functional.pad: `pad` holds (before, after) pairs from the last dim backwards, (left,
+// right, top, bottom, front, back), e.g. pad(x, {1, 1, 2, 0}, PadMode::Reflect). A negative pad
+// crops. As PyTorch: Constant pads any number of dims, with `value`; the other modes pad the last
+// 1 to 3 dims of an input with one or two more dims ([C, *] or [N, C, *]) and take no value;
+// Reflect needs each pad smaller than its dim, Circular at most its dim (after the other side's
+// crop), Replicate a non-empty dim. Always a new tensor, differentiable, on the input's device.
+Tensor pad(const Tensor& x, IntArrayRef pad, PadMode mode = PadMode::Constant, double value = 0.0);
+
 // ---- convolution and pooling (input [N, C, H, W], or [C, H, W] for one image) ----
 // Window sizes, strides, paddings and dilations take one value (both axes) or two (rows, cols).
 // weight [out, in / groups, kh, kw], bias [out] or undefined. Output [N, out, oh, ow] with
