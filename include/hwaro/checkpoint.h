@@ -30,8 +30,10 @@ struct CheckpointInfo {
   std::map<std::string, std::string> extra{};
 };
 
+// The scheduler is any optim::Scheduler: an LRScheduler (StepLR, OneCycleLR...) or ReduceLROnPlateau,
+// which is not closed-form and so is not an LRScheduler; nullptr for none.
 void save_checkpoint(const std::string& path, const nn::Module& model, const optim::Optimizer& optimizer,
-                     const optim::LRScheduler* scheduler, const CheckpointInfo& info);
+                     const optim::Scheduler* scheduler, const CheckpointInfo& info);
 
 // Restores model, optimiser, scheduler (when given; the file must then hold one) and the default
 // generator, and returns the counters and extra metadata. Tensors are read to the CPU (or to
@@ -41,7 +43,7 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
 // (strict load_state_dict) or optimiser `optimizer`, is an hw::Error naming the file, and then
 // model, optimiser and scheduler are left as they were.
 CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, optim::Optimizer& optimizer,
-                               optim::LRScheduler* scheduler, std::optional<Device> map_location = {});
+                               optim::Scheduler* scheduler, std::optional<Device> map_location = {});
 
 // Just the counters and metadata, without loading any tensor (to choose a model before loading).
 CheckpointInfo read_checkpoint_info(const std::string& path);

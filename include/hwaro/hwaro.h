@@ -13,6 +13,7 @@
 #include "hwaro/ops.h"
 #include "hwaro/optim.h"
 #include "hwaro/optim/lr_scheduler.h"
+#include "hwaro/optim/reduce_lr_on_plateau.h"
 #include "hwaro/scalar.h"
 #include "hwaro/serialize.h"
 #include "hwaro/tensor.h"

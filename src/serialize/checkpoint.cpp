@@ -68,7 +68,7 @@ CheckpointInfo info_from(const std::map<std::string, std::string>& metadata, con
 }  // namespace
 
 void save_checkpoint(const std::string& path, const nn::Module& model, const optim::Optimizer& optimizer,
-                     const optim::LRScheduler* scheduler, const CheckpointInfo& info) {
+                     const optim::Scheduler* scheduler, const CheckpointInfo& info) {
   HWARO_CHECK(info.epoch >= 0 && info.step >= 0, "save_checkpoint: epoch and step must be >= 0, got epoch ",
               info.epoch, " and step ", info.step);
   std::map<std::string, std::string> metadata;
@@ -96,7 +96,7 @@ void save_checkpoint(const std::string& path, const nn::Module& model, const opt
 CheckpointInfo read_checkpoint_info(const std::string& path) { return info_from(load_metadata(path), path); }
 
 CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, optim::Optimizer& optimizer,
-                               optim::LRScheduler* scheduler, std::optional<Device> map_location) {
+                               optim::Scheduler* scheduler, std::optional<Device> map_location) {
   const serialize::LoadedFile file = serialize::load_file(path, map_location);
   const auto& metadata = file.metadata;
   CheckpointInfo info = info_from(metadata, path);

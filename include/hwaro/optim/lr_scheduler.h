@@ -3,8 +3,10 @@
 // closed-form in last_epoch, so a checkpoint's last_epoch restores the schedule exactly:
 //   hw::optim::CosineAnnealingLR sched(opt, /*T_max=*/epochs);
 //   for (...) { train_one_epoch(); sched.step(); }
+// ReduceLROnPlateau, which follows a metric instead, is in hwaro/optim/reduce_lr_on_plateau.h.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -15,9 +17,19 @@
 
 namespace hwaro::optim {
 
-class LRScheduler {
+// What a training checkpoint (hw::save_checkpoint) saves of a scheduler and restores into it.
+// LRScheduler's schedules are closed-form in last_epoch; ReduceLROnPlateau's is not (its step
+// takes a metric and it has no lr for a given epoch), so it is no LRScheduler: the two share only
+// this, which is what the checkpoint functions take.
+class Scheduler {
  public:
-  virtual ~LRScheduler() = default;
+  virtual ~Scheduler() = default;
+  virtual std::map<std::string, Tensor> state_dict() const = 0;
+  virtual void load_state_dict(const std::map<std::string, Tensor>& state) = 0;
+};
+
+class LRScheduler : public Scheduler {
+ public:
   void step();
   std::vector<double> get_last_lr() const { return last_lr_; }
   std::int64_t last_epoch() const { return last_epoch_; }
@@ -27,8 +39,8 @@ class LRScheduler {
   // none (saved by an older hwaro), and re-applies the lr for last_epoch. A base lr count other
   // than the optimiser's group count is an error, and a refused state changes nothing.
   // OneCycleLR's lrs come from its options (max_lr, div_factor), as PyTorch's, not from base_lrs.
-  std::map<std::string, Tensor> state_dict() const;
-  void load_state_dict(const std::map<std::string, Tensor>& state);
+  std::map<std::string, Tensor> state_dict() const override;
+  void load_state_dict(const std::map<std::string, Tensor>& state) override;
 
  protected:
   explicit LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {}
@@ -64,6 +76,58 @@ class StepLR : public LRScheduler {
   double lr_at(std::int64_t epoch, std::size_t group) const override;
   std::int64_t step_size_;
   double gamma_;
+};
+
+// lr = base_lr * gamma^(the number of milestones <= epoch). The milestones are sorted here, and one
+// listed twice counts twice, as PyTorch's (bisect_right over the sorted milestones, repeats kept).
+class MultiStepLR : public LRScheduler {
+ public:
+  MultiStepLR(Optimizer& optimizer, std::vector<std::int64_t> milestones, double gamma = 0.1);
+
+ private:
+  double lr_at(std::int64_t epoch, std::size_t group) const override;
+  std::vector<std::int64_t> milestones_;  // sorted, repeats kept
+  double gamma_;
+};
+
+// lr = base_lr * gamma^epoch
+class ExponentialLR : public LRScheduler {
+ public:
+  ExponentialLR(Optimizer& optimizer, double gamma);
+
+ private:
+  double lr_at(std::int64_t epoch, std::size_t group) const override;
+  double gamma_;
+};
+
+// lr = base_lr * (start_factor + (end_factor - start_factor) * min(epoch, total_iters) / total_iters):
+// the factor moves linearly from start_factor to end_factor over total_iters epochs, then stays.
+// As PyTorch's, start_factor is in (0, 1] and end_factor in [0, 1]; total_iters must be > 0, where
+// PyTorch's closed form would divide by zero.
+class LinearLR : public LRScheduler {
+ public:
+  LinearLR(Optimizer& optimizer, double start_factor = 1.0 / 3, double end_factor = 1.0,
+           std::int64_t total_iters = 5);
+
+ private:
+  double lr_at(std::int64_t epoch, std::size_t group) const override;
+  double start_factor_;
+  double end_factor_;
+  std::int64_t total_iters_;
+};
+
+// lr = base_lr * lr_lambda(epoch), with one function for every group or one per group. As
+// PyTorch's (which skips plain functions), state_dict cannot hold the functions: make the
+// scheduler again with the same ones, then load its state.
+class LambdaLR : public LRScheduler {
+ public:
+  using LrLambda = std::function<double(std::int64_t epoch)>;
+  LambdaLR(Optimizer& optimizer, LrLambda lr_lambda);
+  LambdaLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas);
+
+ private:
+  double lr_at(std::int64_t epoch, std::size_t group) const override;
+  std::vector<LrLambda> lr_lambdas_;  // one per group
 };
 
 // lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * epoch / T_max)) / 2
