@@ -438,7 +438,7 @@ TEST(ReduceLROnPlateau, ATrainingCheckpointResumesItExactly) {
 }
 
 // A checkpoint saved with a StepLR does not fit a ReduceLROnPlateau: an error naming the file,
-// after which the model, optimiser and scheduler are as they were.
+// after which the model, optimiser and scheduler are as they were; and the other way round.
 TEST(ReduceLROnPlateau, ACheckpointOfAnotherSchedulerIsAnErrorThatChangesNothing) {
   ScratchDir dir;
   const std::string path = dir.file("steplr.safetensors");
@@ -457,6 +457,15 @@ TEST(ReduceLROnPlateau, ACheckpointOfAnotherSchedulerIsAnErrorThatChangesNothing
   for (const auto& [key, t] : before) EXPECT_EQ(run.scheduler.state_dict().at(key).item<double>(), t.item<double>()) << key;
   EXPECT_EQ(run.optimizer.param_groups()[0].lr, 0.1);
   EXPECT_EQ(parameter_values(*run.model), parameters);
+
+  // And the other way: a ReduceLROnPlateau's checkpoint does not fit a StepLR.
+  const std::string plateau_path = dir.file("plateau.safetensors");
+  save_checkpoint(plateau_path, *run.model, run.optimizer, &run.scheduler, {});
+  const std::int64_t epoch_before = step_lr.last_epoch();
+  EXPECT_TRUE(throws_with<Error>([&] { load_checkpoint(plateau_path, *saved.model, saved.optimizer, &step_lr); },
+                                 "which an LRScheduler does not save"));
+  EXPECT_EQ(step_lr.last_epoch(), epoch_before);
+  EXPECT_EQ(saved.optimizer.param_groups()[0].lr, 0.05);
 }
 
 TEST(MoreLRSchedulers, BadArgumentsAreClearErrors) {

@@ -98,6 +98,12 @@ void LRScheduler::load_state_dict(const std::map<std::string, Tensor>& state) {
   HWARO_CHECK(epoch >= 0 && epoch < 9.007199254740992e15 && epoch == std::floor(epoch),
               "LRScheduler::load_state_dict: expected last_epoch to be a non-negative integer below 2^53, found ",
               epoch);
+  // Another kind of scheduler's state (ReduceLROnPlateau's best, num_bad_epochs, ...) also holds
+  // last_epoch; loaded here it would pass for an old state without base_lrs.
+  for (const auto& [key, _] : state) {
+    HWARO_CHECK(key == "last_epoch" || key.starts_with("base_lrs."), "LRScheduler::load_state_dict: the state has '",
+                key, "', which an LRScheduler does not save; was it saved by another kind of scheduler?");
+  }
   check_group_count();
   std::vector<double> base_lrs = loaded_base_lrs(state);
   if (base_lrs.empty()) base_lrs = base_lrs_;
