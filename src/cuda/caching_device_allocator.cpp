@@ -20,7 +20,7 @@ class CachingDeviceAllocator::CudaBacking final : public BackingAllocator {
  public:
   explicit CudaBacking(int device) : device_(device) {}
   void* raw_alloc(std::size_t nbytes) override {
-    HWARO_CUDA_CHECK(cudaSetDevice(device_));
+    const detail::ScopedDevice on(device_);
     void* p = nullptr;
     if (cudaMalloc(&p, nbytes) != cudaSuccess) {
       cudaGetLastError();  // an out-of-memory failure is not sticky; clear it for the retry
@@ -29,7 +29,7 @@ class CachingDeviceAllocator::CudaBacking final : public BackingAllocator {
     return p;
   }
   void raw_free(void* ptr) override {
-    HWARO_CUDA_CHECK(cudaSetDevice(device_));
+    const detail::ScopedDevice on(device_);
     HWARO_CUDA_CHECK(cudaFree(ptr));
   }
 
@@ -42,7 +42,7 @@ class CachingDeviceAllocator::CudaEvents final : public StreamSync {
  public:
   explicit CudaEvents(int device) : device_(device) {}
   EventHandle record(StreamId stream) override {
-    HWARO_CUDA_CHECK(cudaSetDevice(device_));
+    const detail::ScopedDevice on(device_);
     cudaEvent_t event = nullptr;
     HWARO_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
     HWARO_CUDA_CHECK(cudaEventRecord(event, reinterpret_cast<cudaStream_t>(stream)));

@@ -70,9 +70,8 @@ class CudaBackend final : public Backend {
   }
   // All work on the device, every stream (hw::Timer relies on this).
   void synchronize(int index) override {
-    HWARO_CUDA_CHECK(cudaSetDevice(index));
+    const detail::ScopedDevice on(index);
     HWARO_CUDA_CHECK(cudaDeviceSynchronize());
-    HWARO_CUDA_CHECK(cudaSetDevice(detail::thread_device()));
   }
   KernelFn kernel(OpId op, DType dtype) const override { return table_.get(op, dtype); }
 

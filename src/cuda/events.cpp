@@ -33,7 +33,7 @@ void Event::record(const Stream& stream) {
   detail::require_gpu("hw::cuda::Event::record()");
   HWARO_CHECK(event_ == nullptr || device_ == stream.device(), "Event::record(): this event was recorded on cuda:",
               device_, " and cannot be recorded on a stream of cuda:", stream.device(), "; use one event per device");
-  HWARO_CUDA_CHECK(cudaSetDevice(stream.device()));
+  const detail::ScopedDevice on(stream.device());
   if (event_ == nullptr) {
     cudaEvent_t e = nullptr;
     HWARO_CUDA_CHECK(cudaEventCreateWithFlags(&e, timing_ ? cudaEventDefault : cudaEventDisableTiming));
@@ -41,7 +41,6 @@ void Event::record(const Stream& stream) {
     device_ = stream.device();
   }
   HWARO_CUDA_CHECK(cudaEventRecord(as_event(event_), static_cast<cudaStream_t>(stream.native_handle())));
-  HWARO_CUDA_CHECK(cudaSetDevice(detail::thread_device()));
 }
 
 bool Event::query() const {
@@ -56,9 +55,8 @@ void Event::synchronize() const {
 void Event::wait(const Stream& stream) const {
   detail::require_gpu("hw::cuda::Event::wait()");
   if (event_ == nullptr) return;  // nothing to wait for, as in PyTorch
-  HWARO_CUDA_CHECK(cudaSetDevice(stream.device()));
+  const detail::ScopedDevice on(stream.device());
   HWARO_CUDA_CHECK(cudaStreamWaitEvent(static_cast<cudaStream_t>(stream.native_handle()), as_event(event_), 0));
-  HWARO_CUDA_CHECK(cudaSetDevice(detail::thread_device()));
 }
 
 void Event::wait() const { wait(current_stream()); }

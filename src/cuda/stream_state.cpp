@@ -13,10 +13,7 @@ class ThreadStream final : public hwaro::Stream {
  public:
   explicit ThreadStream(int device) : device_(device) {}
   Device device() const override { return Device(DeviceType::CUDA, device_); }
-  void synchronize() override {
-    HWARO_CUDA_CHECK(cudaSetDevice(device_));
-    HWARO_CUDA_CHECK(cudaStreamSynchronize(handle_));
-  }
+  void synchronize() override;
   void* native_handle() const override { return handle_; }
   void set(cudaStream_t handle) { handle_ = handle; }
 
@@ -36,6 +33,11 @@ struct ThreadState {
 ThreadState& state() {
   thread_local ThreadState s;
   return s;
+}
+
+void ThreadStream::synchronize() {
+  const ScopedDevice on(device_);
+  HWARO_CUDA_CHECK(cudaStreamSynchronize(handle_));
 }
 
 }  // namespace
@@ -64,6 +66,10 @@ void restore_thread_device(int device) noexcept {
   cudaSetDevice(device);
   state().device = device;
 }
+
+ScopedDevice::ScopedDevice(int device) { HWARO_CUDA_CHECK(cudaSetDevice(device)); }
+
+ScopedDevice::~ScopedDevice() { cudaSetDevice(state().device); }
 
 cudaStream_t current_handle(int device) {
   return static_cast<cudaStream_t>(state().streams.at(static_cast<std::size_t>(device)).native_handle());

@@ -18,6 +18,17 @@ void set_thread_device(int device);  // also cudaSetDevice
 // For destructors: the same without throwing (the device was valid when it was saved).
 void restore_thread_device(int device) noexcept;
 
+// Makes `device` current for a scope (an allocation, an event, a wait on another GPU's stream),
+// then this thread's own device again, also when the scope throws, so that no later raw CUDA
+// call or library handle of the thread runs on the wrong GPU.
+class ScopedDevice {
+ public:
+  explicit ScopedDevice(int device);
+  ~ScopedDevice();
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+};
+
 cudaStream_t current_handle(int device);
 void set_current_handle(int device, cudaStream_t stream);
 // The backend's view of this thread's current stream of `device` (valid on this thread only).

@@ -59,9 +59,8 @@ DeviceGuard::~DeviceGuard() {
 
 void Stream::synchronize() const {
   detail::require_gpu("hw::cuda::Stream::synchronize()");
-  HWARO_CUDA_CHECK(cudaSetDevice(device_));
+  const detail::ScopedDevice on(device_);
   HWARO_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(handle_)));
-  HWARO_CUDA_CHECK(cudaSetDevice(detail::thread_device()));
 }
 
 bool Stream::query() const {
