@@ -1,5 +1,6 @@
-// clip_grad_norm_ (torch.nn.utils.clip_grad_norm_): the joint norm of all gradients,
-// accumulated in float64, and one in-place scale of every gradient when it exceeds max_norm.
+// Gradient clipping, as torch.nn.utils: clip_grad_norm_ (the joint norm of all gradients,
+// accumulated in float64, and one in-place scale of every gradient when it exceeds max_norm) and
+// clip_grad_value_ (an in-place clamp of each gradient element).
 #include <algorithm>
 #include <cmath>
 
@@ -37,6 +38,14 @@ double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
     for (const Tensor& p : params)
       if (p.defined() && p.grad().defined()) p.mutable_grad().mul_(scale);
   return total;
+}
+
+void clip_grad_value_(const std::vector<Tensor>& params, double clip_value) {
+  HWARO_CHECK(clip_value >= 0, "clip_grad_value_: expected clip_value >= 0, found ", clip_value,
+              " (a negative value would set every gradient to it)");
+  NoGradGuard no_grad;
+  for (const Tensor& p : params)
+    if (p.defined() && p.grad().defined()) p.mutable_grad().clamp_(-clip_value, clip_value);
 }
 
 }  // namespace hwaro::nn::utils

@@ -10,11 +10,18 @@ namespace hwaro::nn::functional {
 
 namespace {
 
-Tensor reduce(const Tensor& loss, Reduction reduction) {
+void check_not_batch_mean(const char* op, Reduction reduction) {
+  HWARO_CHECK(reduction != Reduction::BatchMean, op, ": Reduction::BatchMean is only for kl_div (PyTorch's ",
+              "'batchmean'); use Reduction::Mean, Sum or None");
+}
+
+Tensor reduce(const char* op, const Tensor& loss, Reduction reduction) {
+  check_not_batch_mean(op, reduction);
   switch (reduction) {
     case Reduction::Mean: return loss.mean();
     case Reduction::Sum: return loss.sum();
     case Reduction::None: return loss;
+    case Reduction::BatchMean: break;  // rejected above
   }
   return loss;
 }
@@ -75,6 +82,7 @@ Tensor nll(const char* op, const Tensor& log_probs, const Tensor& target, const 
     case Reduction::Mean: return loss.sum() / weight.sum();
     case Reduction::Sum: return loss.sum();
     case Reduction::None: return loss.reshape(original_target.dim() == 0 ? IntArrayRef{} : original_target.sizes());
+    case Reduction::BatchMean: break;  // rejected on entry
   }
   return loss;
 }
@@ -102,7 +110,7 @@ Tensor probability_target_loss(const Tensor& logits, const Tensor& target, const
     along_classes[static_cast<std::size_t>(class_dim)] = classes;
     terms = terms * options.weight.to(logits.dtype()).reshape(along_classes);
   }
-  return reduce(-terms.sum({class_dim}), options.reduction);
+  return reduce("cross_entropy", -terms.sum({class_dim}), options.reduction);
 }
 
 }  // namespace
@@ -110,6 +118,7 @@ Tensor probability_target_loss(const Tensor& logits, const Tensor& target, const
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntropyOptions& options) {
   HWARO_CHECK(log_probs.is_floating_point(), "nll_loss: expected floating point log-probabilities, got ",
               log_probs.dtype());
+  check_not_batch_mean("nll_loss", options.reduction);
   auto [scores, t] = flatten_classes("nll_loss", log_probs, target);
   return nll("nll_loss", scores, t, options, target);
 }
@@ -118,6 +127,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, const CrossEntr
   HWARO_CHECK(options.label_smoothing >= 0.0 && options.label_smoothing <= 1.0,
               "cross_entropy: label_smoothing must be in [0, 1], got ", options.label_smoothing);
   HWARO_CHECK(logits.is_floating_point(), "cross_entropy: expected floating point logits, got ", logits.dtype());
+  check_not_batch_mean("cross_entropy", options.reduction);
   if (target.is_floating_point()) return probability_target_loss(logits, target, options);
   auto [scores, t] = flatten_classes("cross_entropy", logits, target);
   return nll("cross_entropy", scores.log_softmax(1), t, options, target);
@@ -150,12 +160,50 @@ Tensor clamped_log(const Tensor& p) {
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   check_same_shape("mse_loss", input, target);
   const Tensor diff = input - target;
-  return reduce(diff * diff, reduction);
+  return reduce("mse_loss", diff * diff, reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   check_same_shape("l1_loss", input, target);
-  return reduce((input - target).abs(), reduction);
+  return reduce("l1_loss", (input - target).abs(), reduction);
+}
+
+// The quadratic branch squares the difference itself rather than |d|, so that its gradient, d / beta,
+// does not pass through abs's kink at 0; each branch is finite everywhere, so where() passes no NaN back.
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction, double beta) {
+  check_same_shape("smooth_l1_loss", input, target);
+  HWARO_CHECK(beta >= 0.0, "smooth_l1_loss: beta must be >= 0 (0 is l1_loss), got ", beta);
+  if (beta == 0.0) return reduce("smooth_l1_loss", (input - target).abs(), reduction);  // as PyTorch: l1
+  const Tensor diff = input - target;
+  const Tensor dist = diff.abs();
+  return reduce("smooth_l1_loss", where(dist < beta, diff * diff * (0.5 / beta), dist - 0.5 * beta), reduction);
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction, double delta) {
+  check_same_shape("huber_loss", input, target);
+  HWARO_CHECK(delta > 0.0, "huber_loss: delta must be > 0, got ", delta);
+  const Tensor diff = input - target;
+  const Tensor dist = diff.abs();
+  return reduce("huber_loss", where(dist < delta, diff * diff * 0.5, (dist - 0.5 * delta) * delta), reduction);
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bool log_target) {
+  check_same_shape("kl_div", input, target);
+  HWARO_CHECK(input.is_floating_point(), "kl_div: expected floating point log-probabilities as input, got ",
+              input.dtype());
+  Tensor pointwise;
+  if (log_target) {
+    pointwise = target.exp() * (target - input);
+  } else {
+    // xlogy's convention, 0 * log 0 = 0: the log sees 1 where the target is 0, and where() gives
+    // those elements 0 and no gradient (PyTorch's target gradient is masked to 0 there too). A
+    // negative target still gives NaN, as PyTorch's.
+    const Tensor zero = target == 0.0;
+    pointwise = where(zero, 0.0, target * (where(zero, 1.0, target).log() - input));
+  }
+  if (reduction != Reduction::BatchMean) return reduce("kl_div", pointwise, reduction);
+  const Tensor sum = pointwise.sum();
+  return input.dim() == 0 ? sum : sum / static_cast<double>(input.size(0));
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target, Reduction reduction,
@@ -171,7 +219,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& targ
   const Tensor log1p_exp = m + ((-m).exp() + (-logits - m).exp()).log();
   const Tensor scale = pos_weight.defined() ? (pos_weight - 1) * y + 1 : ones_like(y);
   const Tensor loss = (1 - y) * logits + scale * log1p_exp;
-  return reduce(weight.defined() ? loss * weight : loss, reduction);
+  return reduce(op, weight.defined() ? loss * weight : loss, reduction);
 }
 
 Tensor binary_cross_entropy(const Tensor& probs, const Tensor& target, Reduction reduction, const Tensor& weight) {
@@ -184,7 +232,7 @@ Tensor binary_cross_entropy(const Tensor& probs, const Tensor& target, Reduction
               "binary_cross_entropy_with_logits, which is also the numerically stable form");
   const Tensor y = target.to(probs.dtype());
   const Tensor loss = -(y * clamped_log(probs) + (1 - y) * clamped_log(1 - probs));
-  return reduce(weight.defined() ? loss * weight : loss, reduction);
+  return reduce(op, weight.defined() ? loss * weight : loss, reduction);
 }
 
 }  // namespace hwaro::nn::functional

@@ -7,7 +7,9 @@
 
 namespace hwaro::nn::functional {
 
-enum class Reduction { Mean, Sum, None };
+// BatchMean is kl_div's alone (PyTorch's 'batchmean': the sum over the batch size, input.size(0));
+// any other loss given it throws hw::Error.
+enum class Reduction { Mean, Sum, None, BatchMean };
 
 // y = x @ weight^T + bias; x [..., in], weight [out, in], bias [out] or undefined.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias = {});
@@ -85,6 +87,21 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, const CrossEntr
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntropyOptions& options = {});
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+// torch.nn.functional.smooth_l1_loss: with z = |input - target|, 0.5 z^2 / beta where z < beta, else
+// z - 0.5 beta. beta == 0 is l1_loss; a negative beta is an error.
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
+                      double beta = 1.0);
+// torch.nn.functional.huber_loss: 0.5 z^2 where z < delta, else delta (z - 0.5 delta); that is
+// delta * smooth_l1_loss with beta = delta. delta must be positive.
+Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
+                  double delta = 1.0);
+// torch.nn.functional.kl_div: input holds log-probabilities, target probabilities (or, with
+// log_target, log-probabilities), of the input's shape. Pointwise target * (log target - input),
+// 0 where target is 0 (so a zero target gives neither NaN nor a gradient); with log_target,
+// exp(target) * (target - input). Mean averages over every element, as PyTorch's 'mean';
+// BatchMean (the KL divergence proper) divides the sum by input.size(0) (a 0-D input: the sum).
+Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
+              bool log_target = false);
 // sigmoid + binary cross entropy in one stable formula; target of input's shape, in [0, 1].
 // pos_weight multiplies the positive term (per class, broadcast over the last dim); weight
 // rescales each element's loss, before the reduction; both broadcast to the input's shape.

@@ -62,6 +62,55 @@ class L1LossImpl : public Module {
 };
 HWARO_MODULE(L1Loss);
 
+// torch.nn.SmoothL1Loss(reduction, beta): functional::smooth_l1_loss with its options held.
+class SmoothL1LossImpl : public Module {
+ public:
+  explicit SmoothL1LossImpl(functional::Reduction reduction = functional::Reduction::Mean, double beta = 1.0)
+      : reduction_(reduction), beta_(beta) {}
+  using Module::forward;  // the two-argument form below is the one a loss has
+  Tensor forward(const Tensor& input, const Tensor& target) const {
+    return functional::smooth_l1_loss(input, target, reduction_, beta_);
+  }
+
+ private:
+  functional::Reduction reduction_;
+  double beta_;
+};
+HWARO_MODULE(SmoothL1Loss);
+
+// torch.nn.HuberLoss(reduction, delta): functional::huber_loss with its options held.
+class HuberLossImpl : public Module {
+ public:
+  explicit HuberLossImpl(functional::Reduction reduction = functional::Reduction::Mean, double delta = 1.0)
+      : reduction_(reduction), delta_(delta) {}
+  using Module::forward;  // the two-argument form below is the one a loss has
+  Tensor forward(const Tensor& input, const Tensor& target) const {
+    return functional::huber_loss(input, target, reduction_, delta_);
+  }
+
+ private:
+  functional::Reduction reduction_;
+  double delta_;
+};
+HWARO_MODULE(HuberLoss);
+
+// torch.nn.KLDivLoss(reduction, log_target): input log-probabilities; Reduction::BatchMean is the
+// KL divergence proper (Mean, the default as PyTorch's, averages over every element).
+class KLDivLossImpl : public Module {
+ public:
+  explicit KLDivLossImpl(functional::Reduction reduction = functional::Reduction::Mean, bool log_target = false)
+      : reduction_(reduction), log_target_(log_target) {}
+  using Module::forward;  // the two-argument form below is the one a loss has
+  Tensor forward(const Tensor& log_probs, const Tensor& target) const {
+    return functional::kl_div(log_probs, target, reduction_, log_target_);
+  }
+
+ private:
+  functional::Reduction reduction_;
+  bool log_target_;
+};
+HWARO_MODULE(KLDivLoss);
+
 // pos_weight (of the positive term, per class) and weight (of each element) are buffers, as
 // functional::binary_cross_entropy_with_logits takes them.
 class BCEWithLogitsLossImpl : public Module {

@@ -13,4 +13,10 @@ namespace hwaro::nn::utils {
 double clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type = 2.0,
                        bool error_if_nonfinite = false);
 
+// Clamps every defined gradient in place to [-clip_value, clip_value] (torch.nn.utils.clip_grad_value_);
+// parameters without a gradient are skipped, a NaN gradient element stays NaN. clip_value must be
+// >= 0: PyTorch does not check, and a negative one would set every gradient element to clip_value
+// (clamp with min > max), so here it is an hw::Error with no gradient changed.
+void clip_grad_value_(const std::vector<Tensor>& params, double clip_value);
+
 }  // namespace hwaro::nn::utils
