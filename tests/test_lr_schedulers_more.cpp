@@ -345,7 +345,7 @@ TEST(ReduceLROnPlateau, AStateThatDoesNotFitIsAClearErrorThatChangesNothing) {
       {with("num_bad_epochs", f64(-1)), "expected 'num_bad_epochs' to be a non-negative integer"},
       {with("cooldown_counter", f64(1.5)), "expected 'cooldown_counter' to be a non-negative integer"},
       {with("last_epoch", zeros({2})), "expected a one-element 'last_epoch' tensor"},
-      {with("last_lr.1", std::nullopt), "last lrs for 1 parameter groups but the optimiser has 2"},
+      {with("last_lr.0", std::nullopt), "expected a one-element 'last_lr.0' tensor"},
       {with("last_lr.2", f64(0.1)), "last lrs for 3 parameter groups but the optimiser has 2"},
   };
   for (const auto& [state, message] : cases) {
@@ -466,6 +466,37 @@ TEST(ReduceLROnPlateau, ACheckpointOfAnotherSchedulerIsAnErrorThatChangesNothing
                                  "which an LRScheduler does not save"));
   EXPECT_EQ(step_lr.last_epoch(), epoch_before);
   EXPECT_EQ(saved.optimizer.param_groups()[0].lr, 0.05);
+}
+
+// A group added after the last step is not in get_last_lr() yet (PyTorch's _last_lr is the lrs of
+// the last step): the state then has fewer last lrs than the optimiser has groups, and must still
+// load, into the scheduler itself and through a training checkpoint into a run built the same way.
+TEST(ReduceLROnPlateau, ItsStateLoadsAfterAGroupWasAddedSinceTheLastStep) {
+  auto opt = make_sgd(1.0, 0.4);
+  optim::ReduceLROnPlateau sched(*opt, {.patience = 0});
+  sched.step(1);
+  sched.step(1);  // lowered to 0.1, 0.04
+  opt->add_param_group({zeros({1}).set_requires_grad(true)}, 0.2);
+  const std::vector<double> last_lr = sched.get_last_lr();
+  ASSERT_EQ(last_lr.size(), 2U);
+  const auto state = sched.state_dict();
+  ASSERT_EQ(state.count("last_lr.2"), 0U);
+  EXPECT_NO_THROW(sched.load_state_dict(state));
+  EXPECT_EQ(sched.get_last_lr(), last_lr);
+
+  ScratchDir dir;
+  const std::string path = dir.file("plateau_added_group.safetensors");
+  PlateauRun saved(1);
+  saved.scheduler.step(1);
+  saved.optimizer.add_param_group({zeros({2}).set_requires_grad(true)}, 0.05);
+  save_checkpoint(path, *saved.model, saved.optimizer, &saved.scheduler, {});
+
+  PlateauRun resumed(2);
+  resumed.optimizer.add_param_group({zeros({2}).set_requires_grad(true)}, 0.07);
+  EXPECT_NO_THROW(load_checkpoint(path, *resumed.model, resumed.optimizer, &resumed.scheduler));
+  EXPECT_EQ(resumed.scheduler.last_epoch(), 1);
+  EXPECT_EQ(resumed.scheduler.best(), 1.0);
+  EXPECT_EQ(resumed.optimizer.param_groups()[1].lr, 0.05);
 }
 
 TEST(MoreLRSchedulers, BadArgumentsAreClearErrors) {

@@ -132,10 +132,15 @@ void ReduceLROnPlateau::load_state_dict(const std::map<std::string, Tensor>& sta
   const std::size_t groups = optimizer_.param_groups().size();
   const auto saved_groups = static_cast<std::size_t>(
       std::count_if(state.begin(), state.end(), [](const auto& entry) { return entry.first.starts_with("last_lr."); }));
-  HWARO_CHECK(saved_groups == groups, "ReduceLROnPlateau::load_state_dict: the state has last lrs for ", saved_groups,
+  // Fewer is a group added after the last step (get_last_lr() has the lrs of the last step, as
+  // PyTorch's _last_lr); more cannot be this optimiser's.
+  HWARO_CHECK(saved_groups >= 1 && saved_groups <= groups,
+              "ReduceLROnPlateau::load_state_dict: the state has last lrs for ", saved_groups,
               " parameter groups but the optimiser has ", groups, "; was it saved for another optimiser?");
   std::vector<double> last_lr;
-  for (std::size_t g = 0; g < groups; ++g) last_lr.push_back(value_in(state, "last_lr." + std::to_string(g)));
+  for (std::size_t g = 0; g < saved_groups; ++g) {
+    last_lr.push_back(value_in(state, "last_lr." + std::to_string(g)));
+  }
 
   best_ = best;
   num_bad_epochs_ = bad_epochs;

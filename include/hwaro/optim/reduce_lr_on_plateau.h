@@ -46,8 +46,8 @@ class ReduceLROnPlateau : public Scheduler {
   // {"best", "num_bad_epochs", "cooldown_counter", "last_epoch", "last_lr.<g>"}, 0-dim float64.
   // The options are not saved: make the scheduler with the same ones, then load. Load the
   // optimiser's state too, which holds the reduced lrs. A state that does not fit (a missing key,
-  // a count that is not a non-negative integer, a NaN best, last lrs for another number of
-  // groups) is an error that changes nothing.
+  // a count that is not a non-negative integer, a NaN best, none or more last lrs than the
+  // optimiser has groups; fewer is a group added since the last step) is an error that changes nothing.
   std::map<std::string, Tensor> state_dict() const override;
   void load_state_dict(const std::map<std::string, Tensor>& state) override;
 
