@@ -231,6 +231,25 @@ TEST(Checkpoint, ASchedulerAskedForButNotSavedIsAnError) {
                                  "no scheduler state"));
 }
 
+// A scheduler that refuses even its own earlier state (an LRScheduler made before a group was
+// added to its optimiser) must not stop the rollback: the optimiser, loaded first, is put back and
+// the error names the file.
+TEST(Checkpoint, ARefusedSchedulerLoadStillRestoresTheOptimiser) {
+  ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  TrainingRun saved(1);
+  saved.optimizer.add_param_group({zeros({2}).set_requires_grad(true)}, 0.3);
+  save_checkpoint(path, *saved.model, saved.optimizer, &saved.scheduler, {});
+
+  TrainingRun run(2);
+  run.optimizer.add_param_group({zeros({2}).set_requires_grad(true)}, 0.9);
+  EXPECT_TRUE(throws_with<Error>([&] { load_checkpoint(path, *run.model, run.optimizer, &run.scheduler); },
+                                 path + ": the checkpoint does not fit"));
+  EXPECT_EQ(run.optimizer.param_groups()[0].lr, 1e-2);
+  EXPECT_EQ(run.optimizer.param_groups()[1].lr, 0.9);
+  EXPECT_EQ(run.scheduler.last_epoch(), 0);
+}
+
 TEST(Checkpoint, ReservedOrDamagedMetadataIsAnError) {
   ScratchDir dir;
   const std::string path = dir.file("ckpt.safetensors");

@@ -117,7 +117,15 @@ CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, optim
     if (scheduler != nullptr) scheduler->load_state_dict(take_prefixed(tensors, kScheduler));
     model.load_state_dict(take_prefixed(tensors, kModel), /*strict=*/true);
   } catch (const Error& e) {
-    if (scheduler != nullptr) scheduler->load_state_dict(scheduler_before);  // sets the lr, which the next line restores
+    if (scheduler != nullptr) {
+      // Sets the lr, which the optimiser's restore below puts back. A scheduler that refuses its own
+      // state (an LRScheduler made before a group was added) refused the checkpoint's too, so it is
+      // unchanged; its refusal must not skip the optimiser's restore.
+      try {
+        scheduler->load_state_dict(scheduler_before);
+      } catch (const Error&) {
+      }
+    }
     optimizer.load_state_dict(optimizer_before);
     throw Error(path + ": the checkpoint does not fit this model or optimiser: " + e.what());
   }
