@@ -59,6 +59,60 @@ TEST(StateDict, ANameOrderedMapConvertsInNameOrder) {
   EXPECT_EQ(state.at("a").numel(), 2);
 }
 
+// A copy is a dict of its own with working lookups (copy construction and copy assignment, which
+// std::map had); a move carries the lookups with it and leaves an empty dict.
+TEST(StateDict, CopiesAndMovesKeepTheirLookups) {
+  nn::StateDict original{{"a", full({1}, 1.0)}, {"b", full({1}, 2.0)}, {"c", full({1}, 3.0)}};
+  nn::StateDict copy(original);
+  nn::StateDict assigned{{"old", full({1}, 9.0)}};
+  assigned = original;
+  for (nn::StateDict* state : {&copy, &assigned}) {
+    EXPECT_EQ(keys_of(*state), (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(state->count("old"), 0u);
+    state->erase("a");
+    (*state)["d"] = full({1}, 4.0);
+    EXPECT_EQ(keys_of(*state), (std::vector<std::string>{"b", "c", "d"}));
+    EXPECT_EQ(state->at("c").item<double>(), 3.0);
+    EXPECT_EQ(state->find("d")->second.item<double>(), 4.0);
+  }
+  EXPECT_EQ(keys_of(original), (std::vector<std::string>{"a", "b", "c"})) << "the copies are the original's own";
+  EXPECT_EQ(original.at("a").item<double>(), 1.0);
+  EXPECT_EQ(original.count("d"), 0u);
+
+  nn::StateDict moved(std::move(copy));
+  EXPECT_EQ(keys_of(moved), (std::vector<std::string>{"b", "c", "d"}));
+  EXPECT_EQ(moved.at("d").item<double>(), 4.0);
+  nn::StateDict move_assigned{{"old", full({1}, 9.0)}};
+  move_assigned = std::move(moved);
+  EXPECT_EQ(keys_of(move_assigned), (std::vector<std::string>{"b", "c", "d"}));
+  EXPECT_EQ(move_assigned.at("b").item<double>(), 2.0);
+  EXPECT_EQ(move_assigned.count("old"), 0u);
+  move_assigned["e"] = full({1}, 5.0);
+  EXPECT_EQ(move_assigned.at("e").item<double>(), 5.0);
+}
+
+// As std::map's (the type it replaced): a reference from at() or [] stays valid while other names
+// are added or erased, so renaming a key as state["new"] = state.at("old") reads a live tensor.
+TEST(StateDict, ReferencesStayValidAcrossInsertionsAndErasures) {
+  nn::StateDict state;
+  state["first"] = full({1}, 1.0);
+  state["gone"] = full({1}, 2.0);
+  Tensor& first = state.at("first");
+  const Tensor* const where = &first;
+  for (int i = 0; i < 100; ++i) state.emplace("extra." + std::to_string(i), full({1}, 0.0));
+  EXPECT_EQ(&state.at("first"), where) << "an insertion moved the tensor under 'first'";
+  state.erase("gone");
+  EXPECT_EQ(&state.at("first"), where) << "erasing another name moved the tensor under 'first'";
+  first = full({1}, 7.0);
+  EXPECT_EQ(state.at("first").item<double>(), 7.0);
+
+  nn::StateDict small{{"old", full({1}, 3.0)}};
+  small["new"] = small.at("old");  // the right side is read before [] adds "new"
+  small.erase("old");
+  EXPECT_EQ(keys_of(small), std::vector<std::string>{"new"});
+  EXPECT_EQ(small.at("new").item<double>(), 3.0);
+}
+
 struct StackImpl : nn::Module {
   StackImpl() {
     register_buffer("steps", zeros({1}));

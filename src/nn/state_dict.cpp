@@ -1,6 +1,8 @@
 // StateDict: see hwaro/nn/state_dict.h.
 #include "hwaro/nn/state_dict.h"
 
+#include <iterator>
+
 #include "hwaro/errors.h"
 
 namespace hwaro::nn {
@@ -10,18 +12,46 @@ StateDict::StateDict(std::initializer_list<value_type> entries) {
 }
 
 StateDict::StateDict(const std::map<std::string, Tensor>& by_name) {
-  entries_.reserve(by_name.size());
   for (const auto& [name, tensor] : by_name) emplace(name, tensor);
+}
+
+StateDict::StateDict(const StateDict& other) {
+  for (const auto& [name, tensor] : other) emplace(name, tensor);
+}
+
+StateDict::StateDict(StateDict&& other) noexcept { swap(other); }
+
+StateDict& StateDict::operator=(const StateDict& other) {
+  if (this != &other) {
+    StateDict copy(other);
+    swap(copy);
+  }
+  return *this;
+}
+
+StateDict& StateDict::operator=(StateDict&& other) noexcept {
+  if (this != &other) {
+    StateDict taken;
+    taken.swap(other);  // other is left empty
+    swap(taken);
+  }
+  return *this;
+}
+
+// A swap keeps every list iterator valid (now into the other dict), so each index still fits its list.
+void StateDict::swap(StateDict& other) noexcept {
+  entries_.swap(other.entries_);
+  index_.swap(other.index_);
 }
 
 StateDict::iterator StateDict::find(const std::string& name) {
   const auto it = index_.find(name);
-  return it == index_.end() ? entries_.end() : entries_.begin() + static_cast<std::ptrdiff_t>(it->second);
+  return it == index_.end() ? entries_.end() : it->second;
 }
 
 StateDict::const_iterator StateDict::find(const std::string& name) const {
   const auto it = index_.find(name);
-  return it == index_.end() ? entries_.end() : entries_.begin() + static_cast<std::ptrdiff_t>(it->second);
+  return it == index_.end() ? entries_.end() : const_iterator(it->second);
 }
 
 Tensor& StateDict::at(const std::string& name) {
@@ -39,24 +69,23 @@ const Tensor& StateDict::at(const std::string& name) const {
 Tensor& StateDict::operator[](const std::string& name) { return emplace(name, Tensor()).first->second; }
 
 std::pair<StateDict::iterator, bool> StateDict::emplace(std::string name, Tensor tensor) {
-  const auto [slot, added] = index_.try_emplace(name, entries_.size());
-  if (added) entries_.emplace_back(std::move(name), std::move(tensor));
-  return {entries_.begin() + static_cast<std::ptrdiff_t>(slot->second), added};
+  if (const auto it = index_.find(name); it != index_.end()) return {it->second, false};
+  entries_.emplace_back(name, std::move(tensor));
+  const auto added = std::prev(entries_.end());
+  try {
+    index_.emplace(std::move(name), added);
+  } catch (...) {
+    entries_.pop_back();
+    throw;
+  }
+  return {added, true};
 }
 
 std::size_t StateDict::erase(const std::string& name) {
   const auto it = index_.find(name);
   if (it == index_.end()) return 0;
-  // The names are const (as a map's keys), so the entries after it are rebuilt rather than moved down.
-  std::vector<value_type> kept;
-  kept.reserve(entries_.size() - 1);
-  index_.clear();
-  for (auto& [n, t] : entries_) {
-    if (n == name) continue;
-    index_.emplace(n, kept.size());
-    kept.emplace_back(n, std::move(t));
-  }
-  entries_ = std::move(kept);
+  entries_.erase(it->second);
+  index_.erase(it);
   return 1;
 }
 

@@ -7,23 +7,32 @@
 // model->load_state_dict(hw::load(path)) and hw::save(model->state_dict(), path) need no conversion.
 #include <cstddef>
 #include <initializer_list>
+#include <list>
 #include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
-#include <vector>
 
 #include "hwaro/tensor.h"
 
 namespace hwaro::nn {
 
+// As std::map's (the type it replaced), adding a name invalidates no reference or iterator, and
+// erasing one invalidates only those to the erased entry.
 class StateDict {
  public:
   using value_type = std::pair<const std::string, Tensor>;
-  using iterator = std::vector<value_type>::iterator;
-  using const_iterator = std::vector<value_type>::const_iterator;
+  using iterator = std::list<value_type>::iterator;
+  using const_iterator = std::list<value_type>::const_iterator;
 
   StateDict() = default;
+  // The index points into the entries, so a copy builds its own; a move takes the source's (a
+  // list's nodes move with it) and leaves the source empty.
+  StateDict(const StateDict& other);
+  StateDict(StateDict&& other) noexcept;
+  StateDict& operator=(const StateDict& other);
+  StateDict& operator=(StateDict&& other) noexcept;
+  ~StateDict() = default;
   // A repeated name keeps its first place and takes the last value, as a Python dict literal.
   StateDict(std::initializer_list<value_type> entries);
   StateDict(const std::map<std::string, Tensor>& by_name);  // NOLINT(google-explicit-constructor): hw::load's result
@@ -49,8 +58,10 @@ class StateDict {
   std::size_t erase(const std::string& name);
 
  private:
-  std::vector<value_type> entries_;  // the order
-  std::unordered_map<std::string, std::size_t> index_;  // name -> position in entries_
+  void swap(StateDict& other) noexcept;
+
+  std::list<value_type> entries_;  // the order
+  std::unordered_map<std::string, iterator> index_;  // name -> its entry
 };
 
 }  // namespace hwaro::nn
