@@ -258,6 +258,21 @@ TEST(LossesMore, BadArgumentsAreClearErrors) {
   EXPECT_THROW(F::kl_div(a, elsewhere, F::Reduction::Mean, true), DeviceMismatchError);
 }
 
+// As PyTorch's kl_div ("Integral inputs not supported"): an integer or bool target is refused too,
+// in both target forms, rather than read as probabilities.
+TEST(KLDiv, AnIntegralTargetIsAnError) {
+  const Tensor log_probs = randn({2, 3}).log_softmax(1);
+  const Tensor counts = tensor<std::int64_t>({0, 1, 0, 1, 0, 0}).reshape({2, 3});
+  for (bool log_target : {false, true}) {
+    EXPECT_TRUE(throws_with<Error>([&] { F::kl_div(log_probs, counts, F::Reduction::Sum, log_target); },
+                                   "kl_div: expected a floating point target"))
+        << log_target;
+    EXPECT_TRUE(throws_with<Error>([&] { F::kl_div(log_probs, counts > 0, F::Reduction::Sum, log_target); },
+                                   "kl_div: expected a floating point target"))
+        << log_target;
+  }
+}
+
 // Every defined gradient clamped in place to [-c, c]; parameters without one are skipped; NaN stays.
 TEST(ClipGradValue, ClampsEveryDefinedGradientInPlace) {
   const std::uint64_t seed = fresh_seed();

@@ -191,6 +191,8 @@ Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bo
   check_same_shape("kl_div", input, target);
   HWARO_CHECK(input.is_floating_point(), "kl_div: expected floating point log-probabilities as input, got ",
               input.dtype());
+  HWARO_CHECK(target.is_floating_point(), "kl_div: expected a floating point target (", log_target ? "log-" : "",
+              "probabilities), got ", target.dtype(), " (PyTorch's kl_div refuses integral inputs too)");
   Tensor pointwise;
   if (log_target) {
     pointwise = target.exp() * (target - input);
