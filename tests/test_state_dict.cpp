@@ -27,6 +27,8 @@ TEST(StateDict, KeepsInsertionOrderAndARepeatedNameKeepsItsFirstPlace) {
   EXPECT_EQ(state.at("z").item<double>(), 3.0) << "the last value, as a Python dict literal";
   EXPECT_EQ(state.count("a"), 1u);
   EXPECT_EQ(state.count("b"), 0u);
+  EXPECT_TRUE(state.contains("z"));
+  EXPECT_FALSE(state.contains("b"));
   EXPECT_TRUE(state.find("b") == state.end());
 }
 
@@ -45,6 +47,11 @@ TEST(StateDict, EraseKeepsTheOthersOrderAndTheirLookups) {
   EXPECT_EQ(keys_of(state).back(), "2") << "added back at the end";
   EXPECT_FALSE(state.emplace("0", full({1}, 9.0)).second);
   EXPECT_EQ(state.at("0").item<double>(), 0.0) << "emplace leaves an existing name alone";
+  state.clear();
+  EXPECT_TRUE(state.empty());
+  EXPECT_FALSE(state.contains("0"));
+  state["0"] = full({1}, 4.0);
+  EXPECT_EQ(keys_of(state), std::vector<std::string>{"0"}) << "usable again after clear()";
 }
 
 TEST(StateDict, AMissingNameIsAnIndexErrorNamingIt) {

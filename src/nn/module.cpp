@@ -147,7 +147,7 @@ std::vector<std::shared_ptr<Module>> Module::modules() {
 
 std::vector<std::pair<std::string, std::shared_ptr<Module>>> Module::named_modules() {
   std::shared_ptr<Module> self = weak_from_this().lock();
-  HWARO_CHECK(self != nullptr, "modules(): this ", name(), " is not held by a std::shared_ptr, so it cannot be ",
+  HWARO_CHECK(self != nullptr, "modules()/named_modules(): this ", name(), " is not held by a std::shared_ptr, so it cannot be ",
               "listed as one; build it with std::make_shared<", name(), ">() or its holder (hw::nn::", name(),
               "(...)), or use children() or apply()");
   std::vector<std::pair<std::string, std::shared_ptr<Module>>> out{{"", std::move(self)}};

@@ -47,6 +47,7 @@ class StateDict {
   iterator find(const std::string& name);
   const_iterator find(const std::string& name) const;
   std::size_t count(const std::string& name) const { return index_.count(name); }
+  bool contains(const std::string& name) const { return index_.contains(name); }
   // hw::IndexError naming the key when there is none.
   Tensor& at(const std::string& name);
   const Tensor& at(const std::string& name) const;
@@ -56,6 +57,10 @@ class StateDict {
   std::pair<iterator, bool> emplace(std::string name, Tensor tensor);
   // Removes `name`, keeping the others' order; returns how many were removed (0 or 1).
   std::size_t erase(const std::string& name);
+  void clear() {
+    index_.clear();
+    entries_.clear();
+  }
 
  private:
   void swap(StateDict& other) noexcept;
