@@ -287,6 +287,21 @@ TEST(Module, RequiresGradFalseFreezesASubtree) {
   net->requires_grad_();
   EXPECT_TRUE(net->encoder->fc1->weight.requires_grad());
   EXPECT_TRUE(net->encoder->fc1->weight.is_same(fc1_weight));
+
+  // An integer parameter is left as it is, as register_parameter leaves it, not an error half-way.
+  struct Counted : nn::Module {
+    Counted() {
+      steps = register_parameter("steps", zeros({1}, {.dtype = kInt64}));
+      w = register_parameter("w", ones({2}));
+    }
+    Tensor steps, w;
+  };
+  Counted counted;
+  counted.requires_grad_(false);
+  EXPECT_FALSE(counted.w.requires_grad());
+  counted.requires_grad_(true);
+  EXPECT_TRUE(counted.w.requires_grad());
+  EXPECT_FALSE(counted.steps.requires_grad());
 }
 
 TEST(Module, DropoutScalesWhileTrainingAndIsIdentityInEval) {

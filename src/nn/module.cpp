@@ -181,8 +181,11 @@ void Module::train(bool on) {
   for (auto& [_, child] : children_) child->train(on);
 }
 
+// An integer parameter cannot require gradients and is left as it is, as register_parameter leaves it.
 void Module::requires_grad_(bool requires_grad) {
-  for (Tensor& p : parameters()) p.set_requires_grad(requires_grad);
+  for (Tensor& p : parameters()) {
+    if (p.is_floating_point() || !requires_grad) p.set_requires_grad(requires_grad);
+  }
 }
 
 void Module::zero_grad(bool set_to_none) {
