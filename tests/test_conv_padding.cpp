@@ -5,6 +5,7 @@
 // padded grids written out by hand; gradients through a reflect-padded Conv2d; the stride error
 // and the printout.
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "support/pad_reference.h"
@@ -55,6 +56,18 @@ void expect_reference(Conv2d& conv, const Tensor& x, const std::vector<std::int6
   const Tensor composed = F::conv2d(F::pad(x, pad, pad_mode_of(mode)), conv->weight, conv->bias, {stride}, {0},
                                     o.dilation());
   EXPECT_TRUE(all_close(values_of(y), values_of(composed), 0, 0));
+  // functional::conv2d takes Same and Valid itself, as torch.nn.functional.conv2d's padding strings.
+  if (const auto* kind = std::get_if<Padding>(&o.padding()); kind != nullptr && mode == PaddingMode::Zeros) {
+    const Tensor direct = F::conv2d(x, conv->weight, conv->bias, {stride}, *kind, o.dilation());
+    EXPECT_TRUE(all_close(values_of(direct), expected, 1e-12, 1e-12));
+    // One image [C, H, W], as PyTorch's unbatched input, with one dilation value for both axes
+    // where the two are equal (an even kernel's uneven split included).
+    const std::vector<std::int64_t> dilation = o.dilation()[0] == o.dilation()[1]
+                                                   ? std::vector<std::int64_t>{o.dilation()[0]}
+                                                   : std::vector<std::int64_t>{o.dilation()[0], o.dilation()[1]};
+    const Tensor image = F::conv2d(x.select(0, 1), conv->weight, conv->bias, {stride}, *kind, dilation);
+    EXPECT_TRUE(all_close(values_of(image), values_of(y.select(0, 1)), 1e-12, 1e-12));
+  }
 }
 
 TEST(Conv2dPadding, SameKeepsTheSizeWithEveryModeAsPyTorch) {
@@ -141,6 +154,10 @@ TEST(Conv2dPadding, SameRefusesStridesAsPyTorch) {
   EXPECT_TRUE(throws_with<Error>([] { Conv2d(Conv2dOptions(3, 4, 3).padding(Padding::Same).stride({1, 2})); },
                                  "padding Same is not supported for strided convolutions (stride (1, 2))"));
   EXPECT_NO_THROW(Conv2d(Conv2dOptions(3, 4, 3).padding(Padding::Valid).stride(2)));
+  const Tensor x = randn({1, 3, 5, 5}), w = randn({4, 3, 3, 3});
+  EXPECT_TRUE(throws_with<Error>([&] { F::conv2d(x, w, {}, {2}, Padding::Same); },
+                                 "padding Same is not supported for strided convolutions"));
+  EXPECT_EQ(F::conv2d(x, w, {}, {2}, Padding::Valid).sizes(), IntArrayRef({1, 4, 2, 2}));
 }
 
 TEST(Conv2dPadding, PrintsTheOptionsAsPyTorch) {

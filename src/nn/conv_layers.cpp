@@ -9,6 +9,7 @@
 #include "hwaro/nn/functional.h"
 #include "hwaro/nn/init.h"
 #include "hwaro/ops.h"
+#include "nn/same_padding.h"
 
 namespace hwaro::nn {
 namespace {
@@ -20,21 +21,15 @@ std::string pair_text(const ExpandingArray<2>& v) {
   return out.str();
 }
 
-// Rows or columns added before and after the input, along one axis.
-struct AxisPad {
-  std::int64_t before, after;
-};
-
 // Conv2d's padding per axis (rows, cols): explicit sizes on both sides; none for Padding::Valid;
-// for Padding::Same dilation * (kernel - 1) in all, the odd one after (PyTorch's split).
-std::array<AxisPad, 2> axis_pads(const Conv2dOptions& options) {
-  std::array<AxisPad, 2> pads{};
+// Padding::Same's split for Same.
+std::array<detail::AxisPad, 2> axis_pads(const Conv2dOptions& options) {
+  std::array<detail::AxisPad, 2> pads{};
   for (std::size_t axis = 0; axis < 2; ++axis) {
     if (const auto* sizes = std::get_if<ExpandingArray<2>>(&options.padding())) {
       pads[axis] = {(*sizes)[axis], (*sizes)[axis]};
     } else if (std::get<Padding>(options.padding()) == Padding::Same) {
-      const std::int64_t total = options.dilation()[axis] * (options.kernel_size()[axis] - 1);
-      pads[axis] = {total / 2, total - total / 2};
+      pads[axis] = detail::same_padding(options.kernel_size()[axis], options.dilation()[axis]);
     }
   }
   return pads;
@@ -89,13 +84,15 @@ void Conv2dImpl::reset_parameters() {
 
 Tensor Conv2dImpl::forward(const Tensor& input) {
   check_input_device(input);
-  const auto [rows, cols] = axis_pads(options);
-  const bool symmetric = rows.before == rows.after && cols.before == cols.after;
-  if (options.padding_mode() == PaddingMode::Zeros && symmetric) {
-    return functional::conv2d(input, weight, bias, options.stride(), {rows.before, cols.before}, options.dilation(),
-                              options.groups());
+  if (options.padding_mode() == PaddingMode::Zeros) {
+    if (const auto* sizes = std::get_if<ExpandingArray<2>>(&options.padding())) {
+      return functional::conv2d(input, weight, bias, options.stride(), *sizes, options.dilation(), options.groups());
+    }
+    return functional::conv2d(input, weight, bias, options.stride(), std::get<Padding>(options.padding()),
+                              options.dilation(), options.groups());
   }
-  // As PyTorch's Conv2d: pad first (zeros too, when 'same' pads one more after), then convolve without padding.
+  // As PyTorch's Conv2d: pad in the padding mode first, then convolve without padding.
+  const auto [rows, cols] = axis_pads(options);
   const Tensor padded = functional::pad(input, {cols.before, cols.after, rows.before, rows.after},
                                         pad_mode_of(options.padding_mode()));
   return functional::conv2d(padded, weight, bias, options.stride(), {0}, options.dilation(), options.groups());

@@ -12,6 +12,7 @@
 
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
+#include "nn/same_padding.h"
 #include "ops/convolution.h"
 #include "ops/windows.h"
 
@@ -116,6 +117,24 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArra
               "conv2d: stride, padding and dilation need one value or two");
   const std::vector<std::int64_t> s = pair(stride), p = pair(padding), d = pair(dilation);
   return batched("conv2d", x, [&](const Tensor& x4) { return conv2d_batch(x4, weight, bias, s, p, d, groups); });
+}
+
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArrayRef stride, Padding padding,
+              IntArrayRef dilation, std::int64_t groups) {
+  if (padding == Padding::Valid) return conv2d(x, weight, bias, stride, {0}, dilation, groups);
+  HWARO_CHECK(std::all_of(stride.begin(), stride.end(), [](std::int64_t s) { return s == 1; }),
+              "conv2d: padding Same is not supported for strided convolutions (stride ", stride,
+              "), as in PyTorch; give the padding as sizes, or use stride 1");
+  HWARO_CHECK(weight.defined() && weight.dim() == 4, "conv2d: expected weight of 4 dimensions [out, in / groups, kh, kw], got ",
+              weight.defined() ? weight.sizes() : IntArrayRef{});
+  HWARO_CHECK(!dilation.empty(), "conv2d: dilation needs one value or two");
+  const nn::detail::AxisPad rows = nn::detail::same_padding(weight.size(2), dilation[0]);
+  const nn::detail::AxisPad cols = nn::detail::same_padding(weight.size(3), dilation.size() > 1 ? dilation[1] : dilation[0]);
+  if (rows.before == rows.after && cols.before == cols.after) {
+    return conv2d(x, weight, bias, stride, {rows.before, cols.before}, dilation, groups);
+  }
+  // As PyTorch: the uneven part is padded with zeros first, then the convolution pads nothing.
+  return conv2d(pad(x, {cols.before, cols.after, rows.before, rows.after}), weight, bias, stride, {0}, dilation, groups);
 }
 
 Tensor max_pool2d(const Tensor& x, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,

@@ -10,13 +10,10 @@
 #include "hwaro/nn/expanding_array.h"
 #include "hwaro/nn/module.h"
 #include "hwaro/nn/option_arg.h"
+#include "hwaro/nn/padding.h"
 
 namespace hwaro::nn {
 
-// torch.nn.Conv2d's padding strings: Same pads so that the output has the input's height and
-// width (stride 1 only), dilation * (kernel - 1) in all per axis, the odd one after, as PyTorch;
-// Valid pads nothing.
-enum class Padding { Same, Valid };
 // Conv2dOptions::padding: sizes per axis (one value or {rows, cols}) or Padding::Same / Valid, as
 // LibTorch's padding_t.
 using Conv2dPadding = std::variant<ExpandingArray<2>, Padding>;

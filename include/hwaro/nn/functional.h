@@ -3,6 +3,7 @@
 // Losses are numerically stable (log_softmax, not log(softmax); the log-sum-exp form of BCE).
 #include <optional>
 
+#include "hwaro/nn/padding.h"
 #include "hwaro/tensor.h"
 
 namespace hwaro::nn::functional {
@@ -40,6 +41,10 @@ Tensor pad(const Tensor& x, IntArrayRef pad, PadMode mode = PadMode::Constant, d
 // oh = (H + 2 * padding - dilation * (kh - 1) - 1) / stride + 1 (and ow likewise).
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, IntArrayRef stride = {1},
               IntArrayRef padding = {0}, IntArrayRef dilation = {1}, std::int64_t groups = 1);
+// PyTorch's padding='same' / 'valid' (hwaro/nn/padding.h): Same keeps the height and width (stride 1
+// only); with an even dilated kernel size the odd row or column of zeros goes after.
+Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArrayRef stride, Padding padding,
+              IntArrayRef dilation = {1}, std::int64_t groups = 1);
 // Pooling: stride empty means the kernel size; padding at most half the kernel. ceil_mode rounds
 // the output size up (a last, partial window covers what floor division leaves out, as long as it
 // starts inside the input or its leading padding).
