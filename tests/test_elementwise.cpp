@@ -98,6 +98,10 @@ TEST(Unary, Transcendental) {
               [](double v) { return std::exp(v); }, with_ints, -3, 3, true);
   check_unary("log", [](const Tensor& x) { return x.log(); }, [](Tensor& x) { x.log_(); },
               [](double v) { return std::log(v); }, with_ints, 0.1, 5, true);
+  check_unary("expm1", [](const Tensor& x) { return hw::expm1(x); }, [](Tensor& x) { x.expm1_(); },
+              [](double v) { return std::expm1(v); }, with_ints, -3, 3, true);
+  check_unary("log1p", [](const Tensor& x) { return x.log1p(); }, [](Tensor& x) { x.log1p_(); },
+              [](double v) { return std::log1p(v); }, with_ints, -0.9, 5, true);
   check_unary("sqrt", [](const Tensor& x) { return hw::sqrt(x); }, [](Tensor& x) { x.sqrt_(); },
               [](double v) { return std::sqrt(v); }, with_ints, 0, 5, true);
   check_unary("rsqrt", [](const Tensor& x) { return hw::rsqrt(x); }, [](Tensor& x) { x.rsqrt_(); },
@@ -133,6 +137,27 @@ TEST(Unary, SigmoidIsStableAtTheTails) {
   const std::vector<double> s = hw::test::values_of(hw::silu(x));
   EXPECT_EQ(s[0], 0.0);  // -1000 * 0, not -1000 * nan
   EXPECT_EQ(s[4], 1000.0);
+}
+
+// Near 0, where exp(x) - 1 and log(1 + x) keep only rounding error in float32, expm1 and log1p
+// keep float32's relative precision, as torch.expm1 and torch.log1p.
+TEST(Unary, Expm1AndLog1pAreExactNearZero) {
+  const std::vector<double> xs = {1e-10, -3e-9, 2.5e-7, -1e-5, 1e-3};
+  std::vector<float> fs;
+  for (double v : xs) fs.push_back(static_cast<float>(v));
+  const Tensor x = hw::tensor(fs);
+  const std::vector<double> e = hw::test::values_of(hw::expm1(x));
+  const std::vector<double> l = hw::test::values_of(hw::log1p(x));
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const double v = static_cast<double>(fs[i]);
+    EXPECT_NEAR(e[i], std::expm1(v), 1e-6 * std::abs(v)) << v;
+    EXPECT_NEAR(l[i], std::log1p(v), 1e-6 * std::abs(v)) << v;
+  }
+  // The plain forms lose the smallest value entirely in float32: what the new ops are for.
+  EXPECT_EQ(hw::test::values_of(hw::exp(x) - 1)[0], 0.0);
+  EXPECT_EQ(hw::test::values_of(hw::log(x + 1))[0], 0.0);
+  EXPECT_EQ(hw::test::values_of(hw::log1p(hw::tensor({-1.f})))[0], -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(hw::test::values_of(hw::log1p(hw::tensor({-2.f})))[0]));
 }
 
 TEST(Unary, NanPropagates) {

@@ -71,7 +71,9 @@ Tensor minimum(const Tensor& a, const Tensor& b);
 Tensor neg(const Tensor& x);
 Tensor abs(const Tensor& x);
 Tensor exp(const Tensor& x);
+Tensor expm1(const Tensor& x);  // e^x - 1, exact near 0 where exp(x) - 1 cancels
 Tensor log(const Tensor& x);
+Tensor log1p(const Tensor& x);  // log(1 + x), exact near 0 where 1 + x rounds x away
 Tensor sqrt(const Tensor& x);
 Tensor rsqrt(const Tensor& x);
 Tensor tanh(const Tensor& x);

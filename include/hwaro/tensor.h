@@ -158,8 +158,12 @@ class Tensor {
   Tensor& abs_();
   Tensor exp() const;
   Tensor& exp_();
+  Tensor expm1() const;
+  Tensor& expm1_();
   Tensor log() const;
   Tensor& log_();
+  Tensor log1p() const;
+  Tensor& log1p_();
   Tensor sqrt() const;
   Tensor& sqrt_();
   Tensor rsqrt() const;

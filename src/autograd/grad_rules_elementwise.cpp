@@ -35,7 +35,9 @@ Tensor unary_grad(const SavedCall& c, const Tensor& g) {
     case OpId::Neg: return -g;
     case OpId::Abs: return g * (as_float(x > 0, g) - as_float(x < 0, g));
     case OpId::Exp: return g * y;
+    case OpId::Expm1: return g * (y + 1);
     case OpId::Log: return g / x;
+    case OpId::Log1p: return g / (x + 1);
     case OpId::Sqrt: return g / (y * 2);
     case OpId::Rsqrt: return g * y * y * y * -0.5;
     case OpId::Tanh: return g * (1 - y * y);

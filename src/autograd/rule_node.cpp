@@ -52,9 +52,9 @@ bool reads_input(const SavedCall& c, std::size_t i) {
   using K = ops::GradOp;
   const auto other_needs_grad = [&](std::size_t j) { return c.needs_grad[j]; };
   switch (c.kind) {
-    case K::Unary:  // exp, sqrt, rsqrt, tanh, sigmoid and relu read only the result
-      return c.op != OpId::Neg && c.op != OpId::Exp && c.op != OpId::Sqrt && c.op != OpId::Rsqrt &&
-             c.op != OpId::Tanh && c.op != OpId::Sigmoid && c.op != OpId::Relu;
+    case K::Unary:  // exp, expm1, sqrt, rsqrt, tanh, sigmoid and relu read only the result
+      return c.op != OpId::Neg && c.op != OpId::Exp && c.op != OpId::Expm1 && c.op != OpId::Sqrt &&
+             c.op != OpId::Rsqrt && c.op != OpId::Tanh && c.op != OpId::Sigmoid && c.op != OpId::Relu;
     case K::Binary:
       switch (c.op) {
         case OpId::Add:
@@ -87,9 +87,9 @@ bool reads_input(const SavedCall& c, std::size_t i) {
 bool reads_output(const SavedCall& c) {
   using K = ops::GradOp;
   switch (c.kind) {
-    case K::Unary:  // neg, abs, log, silu, clamp and pow(x, p) read only the input
-      return c.op != OpId::Neg && c.op != OpId::Abs && c.op != OpId::Log && c.op != OpId::Silu && c.op != OpId::Clamp &&
-             c.op != OpId::PowScalar;
+    case K::Unary:  // neg, abs, log, log1p, silu, clamp and pow(x, p) read only the input
+      return c.op != OpId::Neg && c.op != OpId::Abs && c.op != OpId::Log && c.op != OpId::Log1p &&
+             c.op != OpId::Silu && c.op != OpId::Clamp && c.op != OpId::PowScalar;
     case K::Binary:
       return (c.op == OpId::Div || c.op == OpId::Pow) && c.needs_grad[1];
     case K::Extremum:

@@ -21,7 +21,9 @@
   X(AbsKernel, Abs, HWARO_ALL_TYPES)             \
   X(ReluKernel, Relu, HWARO_NUMERIC_TYPES)       \
   X(ExpKernel, Exp, HWARO_FLOAT_TYPES)           \
+  X(Expm1Kernel, Expm1, HWARO_FLOAT_TYPES)       \
   X(LogKernel, Log, HWARO_FLOAT_TYPES)           \
+  X(Log1pKernel, Log1p, HWARO_FLOAT_TYPES)       \
   X(SqrtKernel, Sqrt, HWARO_FLOAT_TYPES)         \
   X(RsqrtKernel, Rsqrt, HWARO_FLOAT_TYPES)       \
   X(TanhKernel, Tanh, HWARO_FLOAT_TYPES)         \

@@ -15,7 +15,7 @@ namespace hwaro {
   X(RandNormal)     /* out ~ N(scalars[0], scalars[1]^2) */                                      \
   X(RandInt)        /* out ~ integers in [ints[2], ints[3]) */                                   \
   /* unary elementwise: out, in (same shape) */                                                  \
-  X(Neg) X(Abs) X(Exp) X(Log) X(Sqrt) X(Rsqrt) X(Tanh) X(Sigmoid) X(Relu) X(Silu)                 \
+  X(Neg) X(Abs) X(Exp) X(Expm1) X(Log) X(Log1p) X(Sqrt) X(Rsqrt) X(Tanh) X(Sigmoid) X(Relu) X(Silu) \
   X(Gelu)           /* ints[0] = 1: tanh approximation */                                        \
   X(LogicalNot)     /* out bool */                                                               \
   X(Clamp)          /* ints[0] bit 0: has min (scalars[0]), bit 1: has max (scalars[1]) */       \

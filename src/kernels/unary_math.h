@@ -22,6 +22,10 @@ template <typename T> HWARO_HOST_DEVICE inline T abs(T x) {
 
 template <typename T> HWARO_HOST_DEVICE inline T exp(T x) { return std::exp(x); }
 template <typename T> HWARO_HOST_DEVICE inline T log(T x) { return std::log(x); }
+// e^x - 1 and log(1 + x) without the cancellation of the plain forms near 0 (where exp(x) - 1
+// keeps only the last bits of exp's result, and 1 + x rounds the small x away).
+template <typename T> HWARO_HOST_DEVICE inline T expm1(T x) { return std::expm1(x); }
+template <typename T> HWARO_HOST_DEVICE inline T log1p(T x) { return std::log1p(x); }
 template <typename T> HWARO_HOST_DEVICE inline T sqrt(T x) { return std::sqrt(x); }
 template <typename T> HWARO_HOST_DEVICE inline T rsqrt(T x) { return T(1) / std::sqrt(x); }
 template <typename T> HWARO_HOST_DEVICE inline T tanh(T x) { return std::tanh(x); }

@@ -1,4 +1,4 @@
-// Unary elementwise ops: neg, abs, exp, log, sqrt, rsqrt, tanh, sigmoid, relu, gelu, silu,
+// Unary elementwise ops: neg, abs, exp, expm1, log, log1p, sqrt, rsqrt, tanh, sigmoid, relu, gelu, silu,
 // clamp and logical_not, as free functions and Tensor methods (in-place forms included).
 // Float-only functions give float32 for integer and bool inputs, as PyTorch.
 #include "hwaro/ops.h"
@@ -86,7 +86,9 @@ Tensor& Tensor::relu_() {
   Tensor Tensor::name() const { return hwaro::name(*this); }                                       \
   Tensor& Tensor::name##_() { return run_(OpId::Op, #name "_", *this, float_of(#name "_", *this)); }
 HWARO_FLOAT_UNARY(exp, Exp)
+HWARO_FLOAT_UNARY(expm1, Expm1)
 HWARO_FLOAT_UNARY(log, Log)
+HWARO_FLOAT_UNARY(log1p, Log1p)
 HWARO_FLOAT_UNARY(sqrt, Sqrt)
 HWARO_FLOAT_UNARY(rsqrt, Rsqrt)
 HWARO_FLOAT_UNARY(tanh, Tanh)
