@@ -1,6 +1,7 @@
 // c = a + b on 16M floats with a fresh result every time, against a plain copy loop
 // in the same binary (the memory bandwidth this machine gives one stream in, one out);
-// and the dispatch overhead of a one-element add.
+// the dispatch overhead of a one-element add; and the transcendental unary ops side by side
+// (expm1 and log1p against the exp and log they refine), on 1M floats.
 // Targets: add's bytes/s within 80% of the copy loop's; one-element add under 0.3 us.
 #include <benchmark/benchmark.h>
 
@@ -48,8 +49,24 @@ void BM_add_one_element(benchmark::State& state) {
   }
 }
 
+constexpr std::int64_t kUnary = std::int64_t{1} << 20;
+
+template <hw::Tensor (*Op)(const hw::Tensor&)> void BM_unary_1M(benchmark::State& state) {
+  // In (0.5, 1.5): inside every op's domain.
+  const hw::Tensor x = hw::rand({kUnary}) + 0.5;
+  for (auto _ : state) {
+    hw::Tensor y = Op(x);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+  state.SetItemsProcessed(state.iterations() * kUnary);
+}
+
 }  // namespace
 
+BENCHMARK(BM_unary_1M<hw::exp>)->Name("BM_unary_1M/exp")->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_unary_1M<hw::expm1>)->Name("BM_unary_1M/expm1")->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_unary_1M<hw::log>)->Name("BM_unary_1M/log")->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_unary_1M<hw::log1p>)->Name("BM_unary_1M/log1p")->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_add_fresh_result_16M)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_copy_loop_16M)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_add_one_element)->Unit(benchmark::kNanosecond);
