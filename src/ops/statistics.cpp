@@ -14,6 +14,16 @@ namespace {
 
 DType compute_dtype(DType dt) { return dt == DType::Float16 || dt == DType::BFloat16 ? DType::Float32 : dt; }
 
+// s^(1/order) (the square root for order 2) of a non-negative sum, with PyTorch's gradient of 0
+// where s is 0 (norm_backward and std_backward mask it): the root's own derivative is infinite
+// there, and times the zero gradient of the sum's terms it would be NaN. The root is taken of 1
+// where s is 0, so neither branch of the outer where has an infinite derivative.
+Tensor root_with_zero_gradient_at_zero(const Tensor& s, double order) {
+  const Tensor is_zero = s == 0;
+  const Tensor safe = where(is_zero, 1.0, s);
+  return where(is_zero, 0.0, order == 2.0 ? safe.sqrt() : safe.pow(1.0 / order));
+}
+
 }  // namespace
 
 Tensor Tensor::var(IntArrayRef dims, std::int64_t correction, bool keepdim) const {
@@ -32,7 +42,7 @@ Tensor Tensor::std(IntArrayRef dims, std::int64_t correction, bool keepdim) cons
   ops::check_defined("std", {{"self", *this}});
   HWARO_CHECK(is_floating_point(), "std(): std and var only support floating point and complex dtypes, got ", dtype(),
               "; convert it with .to(hw::kFloat32) first");
-  return to(compute_dtype(dtype())).var(dims, correction, keepdim).sqrt().to(dtype());
+  return root_with_zero_gradient_at_zero(to(compute_dtype(dtype())).var(dims, correction, keepdim), 2.0).to(dtype());
 }
 
 // torch.linalg.vector_norm: p = 2, 1, inf, -inf, 0 (the count of non-zeros) or any other p.
@@ -45,7 +55,7 @@ Tensor Tensor::norm(const Scalar& p, IntArrayRef dims, bool keepdim) const {
   const Tensor x = to(compute_dtype(dtype()));
   Tensor out;
   if (order == 2.0) {
-    out = (x * x).sum(dims, keepdim).sqrt();
+    out = root_with_zero_gradient_at_zero((x * x).sum(dims, keepdim), 2.0);
   } else if (order == 1.0) {
     out = x.abs().sum(dims, keepdim);
   } else if (std::isinf(order)) {
@@ -53,7 +63,7 @@ Tensor Tensor::norm(const Scalar& p, IntArrayRef dims, bool keepdim) const {
   } else if (order == 0.0) {
     out = x.ne(0).sum(dims, keepdim, x.dtype());
   } else {
-    out = x.abs().pow(order).sum(dims, keepdim).pow(1.0 / order);
+    out = root_with_zero_gradient_at_zero(x.abs().pow(order).sum(dims, keepdim), order);
   }
   return out.to(dtype());
 }
