@@ -1,4 +1,4 @@
-// functional: linear, the activations and dropout.
+// functional: linear and dropout (the activations are functional_activations.cpp).
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
 
@@ -12,12 +12,6 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   const Tensor y = matmul(x, weight.t());
   return bias.defined() ? y + bias : y;
 }
-
-Tensor relu(const Tensor& x) { return x.relu(); }
-Tensor gelu(const Tensor& x, bool tanh_approximation) { return x.gelu(tanh_approximation); }
-Tensor silu(const Tensor& x) { return x.silu(); }
-Tensor softmax(const Tensor& x, std::int64_t dim) { return x.softmax(dim); }
-Tensor log_softmax(const Tensor& x, std::int64_t dim) { return x.log_softmax(dim); }
 
 Tensor dropout(const Tensor& x, double p, bool training) {
   HWARO_CHECK(p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ", p);

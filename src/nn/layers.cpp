@@ -8,6 +8,16 @@
 #include "hwaro/ops.h"
 
 namespace hwaro::nn {
+namespace {
+
+// A double as a module's printout shows it ("0.01", "20").
+std::string number_text(double v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+}  // namespace
 
 LinearImpl::LinearImpl(std::int64_t in, std::int64_t out, LinearOptions options)
     : in_features(in), out_features(out) {
@@ -36,6 +46,32 @@ std::string LinearImpl::extra_repr() const {
   return s.str();
 }
 
+Tensor LeakyReLUImpl::forward(const Tensor& input) { return functional::leaky_relu(input, negative_slope_); }
+std::string LeakyReLUImpl::extra_repr() const { return "negative_slope=" + number_text(negative_slope_); }
+
+Tensor ELUImpl::forward(const Tensor& input) { return functional::elu(input, alpha_); }
+std::string ELUImpl::extra_repr() const { return "alpha=" + number_text(alpha_); }
+
+Tensor SELUImpl::forward(const Tensor& input) { return functional::selu(input); }
+
+SoftplusImpl::SoftplusImpl(double beta, double threshold) : beta_(beta), threshold_(threshold) {
+  HWARO_CHECK(beta != 0.0, "Softplus: beta must not be 0");
+}
+Tensor SoftplusImpl::forward(const Tensor& input) { return functional::softplus(input, beta_, threshold_); }
+std::string SoftplusImpl::extra_repr() const {
+  return "beta=" + number_text(beta_) + ", threshold=" + number_text(threshold_);
+}
+
+HardtanhImpl::HardtanhImpl(double min_val, double max_val) : min_val_(min_val), max_val_(max_val) {
+  HWARO_CHECK(min_val <= max_val, "Hardtanh: min_val (", min_val, ") must not be greater than max_val (", max_val, ")");
+}
+Tensor HardtanhImpl::forward(const Tensor& input) { return functional::hardtanh(input, min_val_, max_val_); }
+std::string HardtanhImpl::extra_repr() const {
+  return "min_val=" + number_text(min_val_) + ", max_val=" + number_text(max_val_);
+}
+
+Tensor ReLU6Impl::forward(const Tensor& input) { return functional::relu6(input); }
+
 std::string FlattenImpl::extra_repr() const {
   return "start_dim=" + std::to_string(start_) + ", end_dim=" + std::to_string(end_);
 }
@@ -46,10 +82,6 @@ DropoutImpl::DropoutImpl(double p) : p_(p) {
 
 Tensor DropoutImpl::forward(const Tensor& input) { return functional::dropout(input, p_, is_training()); }
 
-std::string DropoutImpl::extra_repr() const {
-  std::ostringstream s;
-  s << "p=" << p_;
-  return s.str();
-}
+std::string DropoutImpl::extra_repr() const { return "p=" + number_text(p_); }
 
 }  // namespace hwaro::nn

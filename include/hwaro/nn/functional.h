@@ -19,6 +19,23 @@ Tensor gelu(const Tensor& x, bool tanh_approximation = false);
 Tensor silu(const Tensor& x);
 Tensor softmax(const Tensor& x, std::int64_t dim);
 Tensor log_softmax(const Tensor& x, std::int64_t dim);
+// The other activations of torch.nn.functional, with its defaults, formulas and gradients (at a
+// kink, the gradient of the side PyTorch takes), for floating point inputs:
+// leaky_relu: x > 0 ? x : negative_slope * x.
+Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01);
+// elu: x > 0 ? x : alpha * (e^x - 1); selu: its self-normalising scale * elu(x, alpha) with
+// PyTorch's constants (scale 1.0507..., alpha 1.6733...).
+Tensor elu(const Tensor& x, double alpha = 1.0);
+Tensor selu(const Tensor& x);
+// softplus: log(1 + e^(beta x)) / beta, and x itself where beta x > threshold. 16-bit floats are
+// computed in float32 (e^20 is beyond float16).
+Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
+// hardtanh: x clamped to [min_val, max_val]; the gradient passes strictly inside, as PyTorch's.
+// relu6 is hardtanh(x, 0, 6).
+Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0);
+Tensor relu6(const Tensor& x);
+// x / max(||x||_p, eps) along dim (torch.nn.functional.normalize): unit rows by default.
+Tensor normalize(const Tensor& x, double p = 2.0, std::int64_t dim = 1, double eps = 1e-12);
 // Zeroes each element with probability p and scales the rest by 1/(1-p), when training.
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true);
 

@@ -26,7 +26,7 @@ class LinearImpl : public Module {
 };
 HWARO_MODULE(Linear);
 
-// An elementwise function as a module (ReLU, GELU, SiLU, Tanh, Sigmoid).
+// An elementwise function as a module (ReLU, GELU, SiLU, Tanh, Sigmoid, and the softmaxes).
 class ReLUImpl : public Module {
  public:
   std::shared_ptr<Module> clone_module() const override { return std::make_shared<ReLUImpl>(); }
@@ -78,6 +78,90 @@ class SoftmaxImpl : public Module {
   std::int64_t dim_;
 };
 HWARO_MODULE(Softmax);
+
+class LogSoftmaxImpl : public Module {
+ public:
+  explicit LogSoftmaxImpl(std::int64_t dim) : dim_(dim) {}
+  Tensor forward(const Tensor& input) override { return input.log_softmax(dim_); }
+  std::string extra_repr() const override { return "dim=" + std::to_string(dim_); }
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<LogSoftmaxImpl>(dim_); }
+
+ private:
+  std::int64_t dim_;
+};
+HWARO_MODULE(LogSoftmax);
+
+// The activations with parameters of their own (functional.h has the formulas): LeakyReLU, ELU,
+// SELU, Softplus, Hardtanh and ReLU6, with PyTorch's defaults.
+class LeakyReLUImpl : public Module {
+ public:
+  explicit LeakyReLUImpl(double negative_slope = 0.01) : negative_slope_(negative_slope) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<LeakyReLUImpl>(negative_slope_); }
+
+ private:
+  double negative_slope_;
+};
+HWARO_MODULE(LeakyReLU);
+
+class ELUImpl : public Module {
+ public:
+  explicit ELUImpl(double alpha = 1.0) : alpha_(alpha) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<ELUImpl>(alpha_); }
+
+ private:
+  double alpha_;
+};
+HWARO_MODULE(ELU);
+
+class SELUImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<SELUImpl>(); }
+};
+HWARO_MODULE(SELU);
+
+class SoftplusImpl : public Module {
+ public:
+  explicit SoftplusImpl(double beta = 1.0, double threshold = 20.0);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<SoftplusImpl>(beta_, threshold_); }
+
+ private:
+  double beta_, threshold_;
+};
+HWARO_MODULE(Softplus);
+
+class HardtanhImpl : public Module {
+ public:
+  explicit HardtanhImpl(double min_val = -1.0, double max_val = 1.0);
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<HardtanhImpl>(min_val_, max_val_); }
+
+ private:
+  double min_val_, max_val_;
+};
+HWARO_MODULE(Hardtanh);
+
+class ReLU6Impl : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<ReLU6Impl>(); }
+};
+HWARO_MODULE(ReLU6);
+
+// Returns its input (the same tensor): a placeholder where a model may or may not have a layer.
+class IdentityImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) override { return input; }
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<IdentityImpl>(); }
+};
+HWARO_MODULE(Identity);
 
 class FlattenImpl : public Module {
  public:
