@@ -1,7 +1,8 @@
-// functional: batch_norm, layer_norm and embedding, composed from existing ops (reductions,
+// functional: batch_norm, layer_norm, group_norm and embedding, composed from existing ops (reductions,
 // elementwise, index_select), so their gradients come from those ops' rules. The composite
 // costs a few passes over the activations more than a fused kernel would; at the sizes of the
 // bundled models that is small next to the convolutions and GEMMs.
+#include <algorithm>
 #include <string>
 
 #include "hwaro/autograd.h"
@@ -111,6 +112,33 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
   Tensor y = centred * (var + eps).rsqrt();
   if (weight.defined()) y = y * weight;
   return bias.defined() ? y + bias : y;
+}
+
+Tensor group_norm(const Tensor& x, std::int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
+  HWARO_CHECK(x.defined() && x.dim() >= 2, "group_norm: expected an input of at least 2 dimensions [N, C, *], got ",
+              x.defined() ? x.sizes() : IntArrayRef{});
+  HWARO_CHECK(x.is_floating_point(), "group_norm: expected a floating point input, got ", x.dtype());
+  const std::int64_t batch = x.size(0), channels = x.size(1), ndim = x.dim();
+  HWARO_CHECK(num_groups > 0 && channels % num_groups == 0,
+              "group_norm: expected the number of channels of the input to be divisible by num_groups, but got input "
+              "of shape ",
+              x.sizes(), " and num_groups=", num_groups);
+  for (const Tensor* t : {&weight, &bias}) {
+    HWARO_CHECK(!t->defined() || (t->dim() == 1 && t->size(0) == channels), "group_norm: expected ",
+                t == &weight ? "weight" : "bias", " of shape [", channels, "] (one per channel of the input), got ",
+                t->sizes());
+  }
+  check_affine_dtype("group_norm", "weight", weight, x);
+  check_affine_dtype("group_norm", "bias", bias, x);
+  // Each sample's group as one row: [N, G, C / G * positions]. The row length is given, not -1,
+  // so that an empty batch reshapes too.
+  const Tensor grouped = x.reshape({batch, num_groups, x.numel() / std::max<std::int64_t>(batch, 1) / num_groups});
+  const Tensor mean = grouped.mean({2}, /*keepdim=*/true);
+  const Tensor centred = grouped - mean;
+  const Tensor var = (centred * centred).mean({2}, /*keepdim=*/true);
+  Tensor y = (centred * (var + eps).rsqrt()).reshape(x.sizes());
+  if (weight.defined()) y = y * along_channels(weight, ndim);
+  return bias.defined() ? y + along_channels(bias, ndim) : y;
 }
 
 Tensor embedding(const Tensor& index_tensor, const Tensor& weight, std::optional<std::int64_t> padding_idx,

@@ -1,4 +1,4 @@
-// BatchNorm1d/2d, LayerNorm and Embedding: parameters and buffers registered, forward through functional.
+// BatchNorm1d/2d, LayerNorm, GroupNorm and Embedding: parameters and buffers registered, forward through functional.
 #include <sstream>
 
 #include "hwaro/autograd.h"
@@ -88,6 +88,33 @@ std::string LayerNormImpl::extra_repr() const {
   std::ostringstream s;
   s << IntArrayRef(options.normalized_shape()) << ", eps=" << options.eps()
     << ", elementwise_affine=" << (options.elementwise_affine() ? "true" : "false");
+  return s.str();
+}
+
+GroupNormImpl::GroupNormImpl(GroupNormOptions opts) : options(opts) {
+  const std::int64_t groups = options.num_groups(), channels = options.num_channels();
+  HWARO_CHECK(groups > 0 && channels > 0, "GroupNorm: num_groups and num_channels must be positive, got ", groups,
+              " and ", channels);
+  HWARO_CHECK(channels % groups == 0, "GroupNorm: num_channels (", channels, ") must be divisible by num_groups (",
+              groups, ")");
+  if (options.affine()) {
+    weight = register_parameter("weight", ones({channels}));
+    bias = register_parameter("bias", zeros({channels}));
+  }
+}
+
+Tensor GroupNormImpl::forward(const Tensor& input) {
+  HWARO_CHECK(input.defined() && input.dim() >= 2 && input.size(1) == options.num_channels(), "GroupNorm: expected ",
+              options.num_channels(), " channels (dim 1), got input of shape ",
+              input.defined() ? input.sizes() : IntArrayRef{});
+  check_input_device(input);
+  return functional::group_norm(input, options.num_groups(), weight, bias, options.eps());
+}
+
+std::string GroupNormImpl::extra_repr() const {
+  std::ostringstream s;
+  s << options.num_groups() << ", " << options.num_channels() << ", eps=" << options.eps()
+    << ", affine=" << (options.affine() ? "true" : "false");
   return s.str();
 }
 

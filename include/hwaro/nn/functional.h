@@ -87,6 +87,11 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 // weight, bias of normalized_shape or undefined. Biased variance, as PyTorch.
 Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                   double eps = 1e-5);
+// Input [N, C, *]: the channels split into num_groups groups of C / num_groups, each sample's
+// group normalised over its channels and positions (biased variance); weight and bias [C] or
+// undefined (torch.nn.functional.group_norm).
+Tensor group_norm(const Tensor& x, std::int64_t num_groups, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
 // Rows of weight [num_embeddings, dim] picked by int64 indices of any shape -> [*indices, dim].
 // padding_idx: that row gets no gradient (its output is still the row). max_norm, as PyTorch's:
 // first each picked row whose norm_type-norm exceeds max_norm is scaled in place (outside

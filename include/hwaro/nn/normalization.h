@@ -1,5 +1,5 @@
 #pragma once
-// BatchNorm1d, BatchNorm2d, LayerNorm and Embedding, with LibTorch's options
+// BatchNorm1d, BatchNorm2d, LayerNorm, GroupNorm and Embedding, with LibTorch's options
 // (hw::nn::BatchNorm2d(hw::nn::BatchNormOptions(64).momentum(0.01))).
 #include <memory>
 #include <optional>
@@ -74,6 +74,31 @@ class LayerNormImpl : public Module {
   Tensor weight, bias;
 };
 HWARO_MODULE(LayerNorm);
+
+struct GroupNormOptions {
+  GroupNormOptions(std::int64_t num_groups, std::int64_t num_channels)
+      : num_groups_(num_groups), num_channels_(num_channels) {}
+  HWARO_ARG(std::int64_t, num_groups);
+  HWARO_ARG(std::int64_t, num_channels);  // divisible by num_groups
+  HWARO_ARG(double, eps) = 1e-5;
+  HWARO_ARG(bool, affine) = true;  // weight (ones) and bias (zeros) [num_channels] as parameters
+};
+
+// Input [N, C, *]: each sample's groups of channels normalised with their own statistics, the
+// same in training and eval() (no running statistics), so it does not depend on the batch size.
+class GroupNormImpl : public Module {
+ public:
+  explicit GroupNormImpl(GroupNormOptions options);
+  GroupNormImpl(std::int64_t num_groups, std::int64_t num_channels)
+      : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
+  Tensor forward(const Tensor& input) override;
+  std::string extra_repr() const override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<GroupNormImpl>(options); }
+
+  GroupNormOptions options;
+  Tensor weight, bias;
+};
+HWARO_MODULE(GroupNorm);
 
 struct EmbeddingOptions {
   EmbeddingOptions(std::int64_t num_embeddings, std::int64_t embedding_dim)
