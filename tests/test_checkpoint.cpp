@@ -250,6 +250,34 @@ TEST(Checkpoint, ARefusedSchedulerLoadStillRestoresTheOptimiser) {
   EXPECT_EQ(run.scheduler.last_epoch(), 0);
 }
 
+// Any exception during the load, not only an hw::Error, rolls the optimiser back: here a LambdaLR
+// whose function has no value for the checkpoint's epoch throws std::out_of_range from the
+// scheduler's load, after the optimiser had taken the checkpoint's state. It reaches the caller
+// as it was thrown.
+TEST(Checkpoint, AnyExceptionDuringTheLoadRestoresTheOptimiser) {
+  ScratchDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  std::mt19937_64 rng(fresh_seed());
+  const Batches batches = random_batches(8, rng);
+  nn::Sequential model = TrainingRun::make_model(1);
+  optim::Adam adam(model->parameters(), {.lr = 1e-2});
+  optim::LambdaLR decay(adam, [](std::int64_t epoch) { return 1.0 / (1.0 + static_cast<double>(epoch)); });
+  train(*model, adam, decay, batches);
+  save_checkpoint(path, *model, adam, &decay, {});
+
+  nn::Sequential other = TrainingRun::make_model(2);
+  optim::Adam other_adam(other->parameters(), {.lr = 1e-2});
+  const std::vector<double> table = {1.0, 0.9, 0.8, 0.7, 0.6, 0.5};
+  optim::LambdaLR short_table(other_adam, [table](std::int64_t epoch) { return table.at(epoch); });
+  train(*other, other_adam, short_table, {batches[0], batches[1]});
+  const auto before = other_adam.state_dict();
+  EXPECT_THROW(load_checkpoint(path, *other, other_adam, &short_table), std::out_of_range);
+  const auto after = other_adam.state_dict();
+  ASSERT_EQ(after.size(), before.size());
+  for (const auto& [key, t] : before) EXPECT_EQ(values_of(after.at(key)), values_of(t)) << key;
+  EXPECT_EQ(short_table.last_epoch(), 2);
+}
+
 TEST(Checkpoint, ReservedOrDamagedMetadataIsAnError) {
   ScratchDir dir;
   const std::string path = dir.file("ckpt.safetensors");

@@ -112,22 +112,29 @@ CheckpointInfo load_checkpoint(const std::string& path, nn::Module& model, optim
   // optimiser's load replaces its state tensors, so the snapshot's stay as they were).
   const auto optimizer_before = optimizer.state_dict();
   const auto scheduler_before = scheduler != nullptr ? scheduler->state_dict() : std::map<std::string, Tensor>{};
-  try {
-    optimizer.load_state_dict(take_prefixed(tensors, kOptimizer));
-    if (scheduler != nullptr) scheduler->load_state_dict(take_prefixed(tensors, kScheduler));
-    model.load_state_dict(take_prefixed(tensors, kModel), /*strict=*/true);
-  } catch (const Error& e) {
+  const auto restore = [&] {
     if (scheduler != nullptr) {
       // Sets the lr, which the optimiser's restore below puts back. A scheduler that refuses its own
       // state (an LRScheduler made before a group was added) refused the checkpoint's too, so it is
       // unchanged; its refusal must not skip the optimiser's restore.
       try {
         scheduler->load_state_dict(scheduler_before);
-      } catch (const Error&) {
+      } catch (...) {
       }
     }
     optimizer.load_state_dict(optimizer_before);
+  };
+  try {
+    optimizer.load_state_dict(take_prefixed(tensors, kOptimizer));
+    if (scheduler != nullptr) scheduler->load_state_dict(take_prefixed(tensors, kScheduler));
+    model.load_state_dict(take_prefixed(tensors, kModel), /*strict=*/true);
+  } catch (const Error& e) {
+    restore();
     throw Error(path + ": the checkpoint does not fit this model or optimiser: " + e.what());
+  } catch (...) {
+    // Anything else (a LambdaLR's function that throws, std::bad_alloc) is all or nothing too.
+    restore();
+    throw;
   }
   Generator& generator = default_generator();
   generator.manual_seed(seed);
