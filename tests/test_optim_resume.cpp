@@ -1,6 +1,7 @@
 // Optimiser cases test_optim leaves out: Adam with its default options against torch.optim's
 // rule in float64, and SGD with momentum resumed from its state_dict (its buffer restored).
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -132,6 +133,48 @@ TEST(OptimStateDict, MalformedKeysAndMisfittingStateAreClearErrorsThatChangeNoth
     ASSERT_EQ(now.size(), good.size());
     for (const auto& [key, t] : good) EXPECT_EQ(values_of(now.at(key)), values_of(t)) << key;
   }
+}
+
+// As PyTorch's "loaded state dict has a different number of parameter groups" and "... contains a
+// parameter group that doesn't match the size of optimizer's group": a state saved from other
+// groups is refused and changes nothing, where its state.<index> keys would have landed on the
+// parameters of other groups. The same layout loads.
+TEST(OptimStateDict, AStateFromOtherParameterGroupsIsRefused) {
+  const auto param = [] { return zeros({3}, {.dtype = kFloat64}).set_requires_grad(true); };
+  const Tensor a = param(), b = param(), c = param();
+  const auto stepped = [](optim::SGD& opt, const std::vector<Tensor>& params) {
+    for (const Tensor& p : params) p.mutable_grad() = ones({3}, {.dtype = kFloat64});
+    opt.step();
+  };
+  optim::SGD only_a({a}, {.lr = 0.1, .momentum = 0.9});
+  stepped(only_a, {a});
+  optim::SGD first_alone({a}, {.lr = 0.1, .momentum = 0.9});
+  first_alone.add_param_group({b, c}, 0.2);
+  stepped(first_alone, {a, b, c});
+  optim::SGD last_alone({a, b}, {.lr = 0.3, .momentum = 0.9});
+  last_alone.add_param_group({c}, 0.4);
+
+  const auto unchanged = [](const optim::SGD& opt, const std::map<std::string, Tensor>& before) {
+    const auto now = opt.state_dict();
+    ASSERT_EQ(now.size(), before.size());
+    for (const auto& [key, t] : before) EXPECT_EQ(values_of(now.at(key)), values_of(t)) << key;
+  };
+  const auto first_alone_before = first_alone.state_dict();
+  EXPECT_TRUE(throws_with<Error>([&] { first_alone.load_state_dict(only_a.state_dict()); },
+                                 "the loaded state has 1 parameter groups but the optimizer has 2"));
+  unchanged(first_alone, first_alone_before);
+  const auto last_alone_before = last_alone.state_dict();
+  EXPECT_TRUE(throws_with<Error>([&] { last_alone.load_state_dict(first_alone.state_dict()); },
+                                 "the loaded state's parameter group 0 has 1 parameters but the optimizer's has 2"));
+  unchanged(last_alone, last_alone_before);
+  EXPECT_TRUE(throws_with<Error>([&] { only_a.load_state_dict(first_alone.state_dict()); },
+                                 "names group 1 but there are 1"));
+
+  optim::SGD same_layout({a}, {.lr = 0.1, .momentum = 0.9});
+  same_layout.add_param_group({b, c});
+  same_layout.load_state_dict(first_alone.state_dict());
+  unchanged(same_layout, first_alone.state_dict());
+  EXPECT_EQ(same_layout.param_groups()[1].lr, 0.2);
 }
 
 // A state dict with part of a parameter's Adam state (exp_avg without exp_avg_sq, or the other

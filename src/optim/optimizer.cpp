@@ -89,6 +89,9 @@ std::map<std::string, Tensor> Optimizer::state_dict() const {
   for (std::size_t g = 0; g < groups_.size(); ++g) {
     const std::string prefix = "param_groups." + std::to_string(g) + ".";
     out[prefix + "lr"] = scalar_tensor(groups_[g].lr, {.dtype = kFloat64});
+    // The group's size, as PyTorch's param_groups[g]['params'] lists its parameters: a state saved
+    // from groups of other sizes is refused, where its state.<index> keys would land on other tensors.
+    out[prefix + "num_params"] = scalar_tensor(static_cast<std::int64_t>(groups_[g].params.size()), {.dtype = kInt64});
     if (groups_[g].momentum) out[prefix + "momentum"] = scalar_tensor(*groups_[g].momentum, {.dtype = kFloat64});
     if (groups_[g].initial_lr) out[prefix + "initial_lr"] = scalar_tensor(*groups_[g].initial_lr, {.dtype = kFloat64});
   }
@@ -140,6 +143,7 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
   }
   std::map<std::size_t, std::map<std::string, Tensor>> new_state;
   std::map<std::size_t, std::int64_t> new_steps;
+  std::size_t groups_with_lr = 0;
   for (const auto& [key, t] : state) {
     const std::string_view k = key;
     if (k.starts_with("param_groups.")) {
@@ -148,6 +152,13 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
                   groups_.size());
       if (field == ".lr") {
         lrs[g] = single_value(t, key);
+        ++groups_with_lr;
+      } else if (field == ".num_params") {
+        const double count = single_value(t, key);
+        HWARO_CHECK(count == static_cast<double>(groups_[g].params.size()),
+                    "optimizer load_state_dict: the loaded state's parameter group ", g, " has ", count,
+                    " parameters but the optimizer's has ", groups_[g].params.size(),
+                    "; build the optimizer with the same parameter groups as the run that saved it");
       } else if (field == ".initial_lr") {
         initial_lrs[g] = single_value(t, key);
       } else {
@@ -177,6 +188,10 @@ void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state) {
       new_state[index][name] = t.to(p.device(), p.dtype()).clone();  // state lives with its parameter
     }
   }
+  // Every group's lr is saved (state_dict), so a state with fewer is from an optimiser with fewer groups.
+  HWARO_CHECK(groups_with_lr == groups_.size(), "optimizer load_state_dict: the loaded state has ", groups_with_lr,
+              " parameter groups but the optimizer has ", groups_.size(),
+              "; build the optimizer with the same parameter groups as the run that saved it");
   for (std::size_t g = 0; g < groups_.size(); ++g) {
     groups_[g].lr = lrs[g];
     groups_[g].momentum = momenta[g];
