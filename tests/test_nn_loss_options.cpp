@@ -167,10 +167,15 @@ TEST(BinaryCrossEntropy, MatchesPyTorchsClampedFormula) {
       [&](auto& v) { return F::binary_cross_entropy(v[0], v[1], F::Reduction::Mean, weight); },
       {inside, target.clone().set_requires_grad(true)});
   EXPECT_TRUE(r.ok) << r.message;
-  // At a saturated probability the gradient stays finite (a clamped log passes none).
+  // Everywhere, saturated probabilities included, the probabilities' gradient is PyTorch's
+  // w (p - y) / max(p (1 - p), 1e-12) / count (mean): finite, and at p = 0 pointing out of saturation.
   const Tensor saturated = probs.clone().set_requires_grad(true);
-  F::binary_cross_entropy(saturated, target).backward();
-  for (double g : values_of(saturated.grad())) EXPECT_TRUE(std::isfinite(g));
+  F::binary_cross_entropy(saturated, target, F::Reduction::Mean, weight).backward();
+  std::vector<double> want_grad;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    want_grad.push_back(w[i % 4] * (p[i] - y[i]) / std::max(p[i] * (1 - p[i]), 1e-12) / 12.0);
+  }
+  EXPECT_TRUE(all_close(values_of(saturated.grad()), want_grad, 1e-12, 1e-12));
 
   nn::BCELoss module(F::Reduction::Sum, weight);
   EXPECT_EQ(module->forward(probs, target).item<double>(),
@@ -180,11 +185,24 @@ TEST(BinaryCrossEntropy, MatchesPyTorchsClampedFormula) {
   EXPECT_EQ(module->buffers()[0].device(), other_device());
 }
 
+// PyTorch's gradient at the saturated ends, written out: (p - y) / max(p (1 - p), 1e-12) for
+// p = 0, 1, 1e-13 and 0.5 (the clamped logs' derivative would be +0.7, -0.3, -2.9e12 and 1.2).
+TEST(BinaryCrossEntropy, TheGradientAtSaturationIsPyTorchs) {
+  const Tensor p = tensor({0.0, 1.0, 1e-13, 0.5}).set_requires_grad(true);
+  const Tensor y = tensor({0.3, 0.3, 0.3, 0.2});
+  F::binary_cross_entropy(p, y, F::Reduction::Sum).backward();
+  EXPECT_TRUE(all_close(values_of(p.grad()), {-3e11, 7e11, (1e-13 - 0.3) / 1e-12, 1.2}, 1e-12, 0));
+}
+
 TEST(BinaryCrossEntropy, BadInputsAreClearErrors) {
   const Tensor target = tensor({1.f, 0.f, 1.f});
   for (float bad : {-0.1f, 1.5f, NAN}) {
     EXPECT_TRUE(throws_with<Error>([&] { F::binary_cross_entropy(tensor({0.5f, bad, 0.5f}), target); },
                                    "between 0 and 1"));
+  }
+  for (float bad : {-0.1f, 1.5f, NAN}) {
+    EXPECT_TRUE(throws_with<Error>([&] { F::binary_cross_entropy(tensor({0.5f, 0.5f, 0.5f}), tensor({1.f, bad, 0.f})); },
+                                   "all elements of target should be between 0 and 1"));
   }
   EXPECT_TRUE(throws_with<Error>([&] { F::binary_cross_entropy(tensor({0.5f, 0.5f}), target); }, "differ"));
   EXPECT_TRUE(throws_with<Error>(

@@ -198,8 +198,9 @@ Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bo
     pointwise = target.exp() * (target - input);
   } else {
     // xlogy's convention, 0 * log 0 = 0: the log sees 1 where the target is 0, and where() gives
-    // those elements 0 and no gradient (PyTorch's target gradient is masked to 0 there too). A
-    // negative target still gives NaN, as PyTorch's.
+    // those elements 0 and no gradient. A negative target still gives NaN, as PyTorch's. Unlike
+    // PyTorch's xlogy(t, t) - t * input, a zero target's term is absent even where the input is
+    // -inf (PyTorch: 0 * -inf = NaN) and its target gradient is 0 (PyTorch: xlogy's 0 / 0 = NaN).
     const Tensor zero = target == 0.0;
     pointwise = where(zero, 0.0, target * (where(zero, 1.0, target).log() - input));
   }
@@ -232,8 +233,18 @@ Tensor binary_cross_entropy(const Tensor& probs, const Tensor& target, Reduction
   HWARO_CHECK(((probs >= 0.0) && (probs <= 1.0)).all().item<bool>(), op,
               ": all elements of input should be between 0 and 1 (probabilities, as sigmoid gives); for logits use ",
               "binary_cross_entropy_with_logits, which is also the numerically stable form");
+  HWARO_CHECK(((target >= 0.0) && (target <= 1.0)).all().item<bool>(), op,
+              ": all elements of target should be between 0 and 1 (the probability of the positive class)");
   const Tensor y = target.to(probs.dtype());
-  const Tensor loss = -(y * clamped_log(probs) + (1 - y) * clamped_log(1 - probs));
+  const Tensor p = probs.detach();
+  // The value is the clamped formula's. The probabilities' gradient is PyTorch's closed form
+  // (p - y) / max(p (1 - p), 1e-12), not the derivative of the clamped logs: at a saturated p
+  // (exactly 0 or 1) the clamp would pass none of the y log p term, and the gradient would point
+  // further into saturation (+0.7 at p = 0, y = 0.3, where PyTorch's is -3e11). (probs - p) is 0
+  // and carries that gradient; the target's is the clamped logs' difference. Not twice differentiable.
+  const Tensor value = -(y * clamped_log(p) + (1 - y) * clamped_log(1 - p));
+  const Tensor slope = ((p - y) / (p * (1 - p)).clamp(1e-12)).detach();
+  const Tensor loss = value + (probs - p) * slope;
   return reduce(op, weight.defined() ? loss * weight : loss, reduction);
 }
 

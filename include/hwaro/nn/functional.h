@@ -124,7 +124,8 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, Reduction reduction
                   double delta = 1.0);
 // torch.nn.functional.kl_div: input holds log-probabilities, target probabilities (or, with
 // log_target, log-probabilities), of the input's shape. Pointwise target * (log target - input),
-// 0 where target is 0 (so a zero target gives neither NaN nor a gradient); with log_target,
+// 0 where target is 0 (so a zero target gives neither NaN nor a gradient, even beside an input of
+// -inf, a masked log_softmax, where PyTorch's gives NaN for both); with log_target,
 // exp(target) * (target - input). Mean averages over every element, as PyTorch's 'mean';
 // BatchMean (the KL divergence proper) divides the sum by input.size(0) (a 0-D input: the sum).
 Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean,
@@ -135,11 +136,11 @@ Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction = R
 Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target,
                                         Reduction reduction = Reduction::Mean, const Tensor& pos_weight = {},
                                         const Tensor& weight = {});
-// torch.nn.functional.binary_cross_entropy: probs in [0, 1] (sigmoid's output; a value outside
-// is an error), target of their shape; each log is clamped at -100, as PyTorch's, so that a
-// probability of exactly 0 or 1 costs at most 100 (a clamped log passes no gradient, where
-// PyTorch's closed form divides by 1e-12). weight as above. binary_cross_entropy_with_logits is
-// the stable form.
+// torch.nn.functional.binary_cross_entropy: probs in [0, 1] (sigmoid's output) and a target of
+// their shape in [0, 1] (a value outside, or NaN, is an error); each log is clamped at -100, as
+// PyTorch's, so that a probability of exactly 0 or 1 costs at most 100. The probabilities'
+// gradient is PyTorch's w (p - y) / max(p (1 - p), 1e-12), also at a saturated p. weight as
+// above. binary_cross_entropy_with_logits is the stable form.
 Tensor binary_cross_entropy(const Tensor& probs, const Tensor& target, Reduction reduction = Reduction::Mean,
                             const Tensor& weight = {});
 
