@@ -155,8 +155,16 @@ TEST(Pad, PyTorchsLimitsAreClearErrors) {
                     "circular padding (-2, -2) of dim 1 crops more than its size 3"));
   EXPECT_TRUE(fails([&] { F::pad(randn({1, 3}), {-2, -1}, PadMode::Reflect); },
                     "reflect padding (-2, -1) of dim 1 of size 3 leaves 0 elements"));
+  // Only a batch dim may be empty, as in PyTorch, whether or not the empty dim is padded.
   EXPECT_TRUE(fails([&] { F::pad(randn({2, 0}), {1, 1}, PadMode::Replicate); },
-                    "replicate padding (1, 1) of dim 1 needs a non-empty dim, got size 0"));
+                    "replicate padding needs every dim but the batch dim non-empty, got input of shape [2, 0] (dim 1 "
+                    "is empty)"));
+  EXPECT_TRUE(fails([&] { F::pad(randn({2, 0, 5}), {1, 1}, PadMode::Reflect); }, "[2, 0, 5] (dim 1 is empty)"));
+  EXPECT_TRUE(fails([&] { F::pad(randn({0, 5}), {1, 1}, PadMode::Replicate); }, "[0, 5] (dim 0 is empty)"));
+  EXPECT_TRUE(fails([&] { F::pad(randn({2, 3, 0}), {0, 0}, PadMode::Reflect); }, "[2, 3, 0] (dim 2 is empty)"));
+  EXPECT_EQ(F::pad(randn({0, 2, 5}), {1, 1}, PadMode::Reflect).sizes(), IntArrayRef({0, 2, 7}));
+  EXPECT_TRUE(fails([&] { F::pad(randn({2, 0}), {1, 1}, PadMode::Circular); },
+                    "circular padding (1, 1) of dim 1 needs a non-empty dim, got size 0"));
   EXPECT_TRUE(fails([&] { F::pad(randn({5}), {1, 1}, PadMode::Replicate); },
                     "1 padded dims need a 2-D or 3-D input, got 1-D"));
   EXPECT_TRUE(fails([&] { F::pad(randn({2, 3, 4, 5}), {1, 1}, PadMode::Circular); },

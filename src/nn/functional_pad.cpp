@@ -142,6 +142,15 @@ Tensor pad(const Tensor& x, IntArrayRef pad, PadMode mode, double value) {
               "([C, *] or [N, C, *]): ", padded_dims, " padded dims need a ", padded_dims + 1, "-D or ",
               padded_dims + 2, "-D input, got ", x.dim(), "-D of shape ", x.sizes(),
               "; use constant padding for other shapes");
+  if (mode != PadMode::Circular) {
+    // As PyTorch's reflection and replication pads: only a batch dim may be empty, also one that
+    // is not padded ([N, C, *] with a batch dim; [C, *] has none).
+    const std::int64_t first = x.dim() == padded_dims + 2 ? 1 : 0;
+    for (std::int64_t d = first; d < x.dim(); ++d) {
+      HWARO_CHECK(x.size(d) > 0, "pad: ", name, " padding needs every dim but the batch dim non-empty, got input of ",
+                  "shape ", x.sizes(), " (dim ", d, " is empty)");
+    }
+  }
   return indexed_pad(x, mode, dim_pads(x, pad));
 }
 
