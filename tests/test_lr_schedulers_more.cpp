@@ -258,6 +258,25 @@ TEST(ReduceLROnPlateau, MaxModeWithAnAbsoluteThresholdAndCooldown) {
   expect_table(sched, *opt, kMaxAbsTable);
 }
 
+// mode "max" with PyTorch's default threshold_mode "rel", threshold 0.1: better means above
+// best * 1.1. patience 0, factor 0.5: every epoch that is not better lowers the lrs.
+//   epoch metric  better (> best * 1.1)?   lrs
+//   1     1       yes                      1, 0.4        best 1
+//   2     1.05    1.05 > 1.1 no            0.5, 0.2
+//   3     1.2     1.2 > 1.1 yes            0.5, 0.2      best 1.2
+//   4     1.3     1.3 > 1.32 no            0.25, 0.1
+//   5     1.33    1.33 > 1.32 yes          0.25, 0.1     best 1.33
+const std::vector<PlateauRow> kMaxRelTable = {
+    {1, 1, 0.4, 1, 0, 0},          {1.05, 0.5, 0.2, 1, 0, 0},    {1.2, 0.5, 0.2, 1.2, 0, 0},
+    {1.3, 0.25, 0.1, 1.2, 0, 0},   {1.33, 0.25, 0.1, 1.33, 0, 0},
+};
+
+TEST(ReduceLROnPlateau, MaxModeWithARelativeThreshold) {
+  auto opt = make_sgd(1.0, 0.4);
+  optim::ReduceLROnPlateau sched(*opt, {.mode = "max", .factor = 0.5, .patience = 0, .threshold = 0.1});
+  expect_table(sched, *opt, kMaxRelTable);
+}
+
 // patience 0: every epoch that is not better lowers the lrs (factor 0.5), floored at each group's
 // min_lr (0.3, 0.01); a fall of eps (0.06) or less is skipped.
 //   epoch  group 0: 0.5 * lr, floor 0.3          group 1: 0.5 * lr, floor 0.01, eps 0.06
@@ -330,8 +349,16 @@ TEST(ReduceLROnPlateau, AStateThatDoesNotFitIsAClearErrorThatChangesNothing) {
   optim::ReduceLROnPlateau sched(*opt, kMaxAbsOptions);
   for (int i = 0; i < 4; ++i) sched.step(kMaxAbsTable[i].metric);
   const auto good = sched.state_dict();
+  // Each bad state differs from the scheduler's own in every other field too, so that a load that
+  // set some fields before refusing another would show.
+  auto different = good;
+  different["best"] = f64(5);
+  different["num_bad_epochs"] = f64(7);
+  different["cooldown_counter"] = f64(3);
+  different["last_epoch"] = f64(99);
+  different["last_lr.0"] = f64(0.123);
   const auto with = [&](const std::string& key, std::optional<Tensor> value) {
-    auto state = good;
+    auto state = different;
     if (value) {
       state[key] = *value;
     } else {

