@@ -235,16 +235,21 @@ Tensor binary_cross_entropy(const Tensor& probs, const Tensor& target, Reduction
               "binary_cross_entropy_with_logits, which is also the numerically stable form");
   HWARO_CHECK(((target >= 0.0) && (target <= 1.0)).all().item<bool>(), op,
               ": all elements of target should be between 0 and 1 (the probability of the positive class)");
-  const Tensor y = target.to(probs.dtype());
-  const Tensor p = probs.detach();
+  // 16-bit probabilities are computed in float32, where 1e-12 and the slope near saturation fit
+  // (in float16 1e-12 is 0 and the slope overflows, and 0 * inf would make the loss NaN).
+  const bool reduced = probs.dtype() == kFloat16 || probs.dtype() == kBFloat16;
+  const Tensor q = reduced ? probs.to(kFloat32) : probs;
+  const Tensor y = target.to(q.dtype());
+  const Tensor p = q.detach();
   // The value is the clamped formula's. The probabilities' gradient is PyTorch's closed form
   // (p - y) / max(p (1 - p), 1e-12), not the derivative of the clamped logs: at a saturated p
   // (exactly 0 or 1) the clamp would pass none of the y log p term, and the gradient would point
-  // further into saturation (+0.7 at p = 0, y = 0.3, where PyTorch's is -3e11). (probs - p) is 0
+  // further into saturation (+0.7 at p = 0, y = 0.3, where PyTorch's is -3e11). (q - p) is 0
   // and carries that gradient; the target's is the clamped logs' difference. Not twice differentiable.
   const Tensor value = -(y * clamped_log(p) + (1 - y) * clamped_log(1 - p));
   const Tensor slope = ((p - y) / (p * (1 - p)).clamp(1e-12)).detach();
-  const Tensor loss = value + (probs - p) * slope;
+  const Tensor wide_loss = value + (q - p) * slope;
+  const Tensor loss = reduced ? wide_loss.to(probs.dtype()) : wide_loss;
   return reduce(op, weight.defined() ? loss * weight : loss, reduction);
 }
 
