@@ -237,6 +237,11 @@ TEST(Normalize, NormAndStdHaveAZeroGradientAtZero) {
   EXPECT_EQ(s.item<double>(), 0.0);
   s.backward();
   for (double g : values_of(c.grad())) EXPECT_EQ(g, 0.0) << "std";
+  // A negative p: the sum of |x|^p is 0 only for infinite elements, and the norm is then
+  // 0^(1/p) = inf, as torch.linalg.vector_norm's.
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(tensor({inf, -inf}).norm(-1.0).item<double>(), inf);
+  EXPECT_NEAR(tensor({2.0, 2.0}).norm(-1.0).item<double>(), 1.0, 1e-15);
   // Away from zero the gradients are unchanged: x / |x| for the 2-norm.
   Tensor v = tensor({3.0, -4.0}).set_requires_grad(true);
   v.norm().backward();

@@ -63,7 +63,10 @@ Tensor Tensor::norm(const Scalar& p, IntArrayRef dims, bool keepdim) const {
   } else if (order == 0.0) {
     out = x.ne(0).sum(dims, keepdim, x.dtype());
   } else {
-    out = root_with_zero_gradient_at_zero(x.abs().pow(order).sum(dims, keepdim), order);
+    // For a negative p the sum is 0 only when every element is infinite, and PyTorch's norm is
+    // then 0^(1/p) = inf: the plain root.
+    const Tensor sum = x.abs().pow(order).sum(dims, keepdim);
+    out = order > 0 ? root_with_zero_gradient_at_zero(sum, order) : sum.pow(1.0 / order);
   }
   return out.to(dtype());
 }
