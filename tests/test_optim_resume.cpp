@@ -175,6 +175,16 @@ TEST(OptimStateDict, AStateFromOtherParameterGroupsIsRefused) {
   same_layout.load_state_dict(first_alone.state_dict());
   unchanged(same_layout, first_alone.state_dict());
   EXPECT_EQ(same_layout.param_groups()[1].lr, 0.2);
+
+  // A state saved before the group sizes were (no num_params) still loads.
+  auto without_sizes = first_alone.state_dict();
+  ASSERT_EQ(without_sizes.erase("param_groups.0.num_params") + without_sizes.erase("param_groups.1.num_params"), 2U);
+  optim::SGD old_layout({a}, {.lr = 0.1, .momentum = 0.9});
+  old_layout.add_param_group({b, c});
+  old_layout.load_state_dict(without_sizes);
+  EXPECT_EQ(old_layout.param_groups()[1].lr, 0.2);
+  EXPECT_EQ(values_of(old_layout.state_dict().at("state.2.momentum_buffer")),
+            values_of(first_alone.state_dict().at("state.2.momentum_buffer")));
 }
 
 // A state dict with part of a parameter's Adam state (exp_avg without exp_avg_sq, or the other

@@ -108,6 +108,7 @@ std::vector<ParityCase> make_cases() {
       {"log", one({5, 7}, 0.1, 5.0), [](const Inputs& in) { return hw::log(in[0]); }},
       {"expm1", one({5, 7}, -3, 3), [](const Inputs& in) { return hw::expm1(in[0]); }},
       {"log1p", one({5, 7}, -0.9, 5.0), [](const Inputs& in) { return hw::log1p(in[0]); }},
+      {"expm1_bfloat16", one({5, 7}, -2, 2, hw::kBFloat16), [](const Inputs& in) { return hw::expm1(in[0]); }},
       {"log1p_bfloat16", one({5, 7}, -0.5, 4.0, hw::kBFloat16), [](const Inputs& in) { return hw::log1p(in[0]); }},
       {"sqrt", one({5, 7}, 0.0, 5.0), [](const Inputs& in) { return hw::sqrt(in[0]); }},
       {"rsqrt", one({5, 7}, 0.1, 5.0), [](const Inputs& in) { return hw::rsqrt(in[0]); }},
