@@ -1,5 +1,9 @@
 #include "hwaro/nn/containers.h"
 
+#include <sstream>
+
+#include "hwaro/errors.h"
+
 namespace hwaro::nn {
 
 void SequentialImpl::push_back(std::shared_ptr<Module> module) {
@@ -38,6 +42,57 @@ std::shared_ptr<Module> ModuleListImpl::clone_module() const {
 std::shared_ptr<Module> ModuleListImpl::operator[](std::size_t i) const {
   HWARO_CHECK(i < items_.size(), "ModuleList: index ", i, " is out of range for ", items_.size(), " modules");
   return items_[i];
+}
+
+void ModuleDictImpl::insert(const std::string& key, std::shared_ptr<Module> module) {
+  HWARO_CHECK(module != nullptr, "ModuleDict: '", key, "' is an empty module");
+  for (auto& [k, current] : items_) {
+    if (k != key) continue;
+    replace_module(key, module);
+    current = std::move(module);
+    return;
+  }
+  register_module(key, module);
+  items_.emplace_back(key, std::move(module));
+}
+
+void ModuleDictImpl::update(const std::vector<Item>& items) {
+  for (const auto& [key, module] : items) insert(key, module);
+}
+
+bool ModuleDictImpl::contains(const std::string& key) const {
+  for (const auto& [k, _] : items_) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+std::shared_ptr<Module> ModuleDictImpl::operator[](const std::string& key) const {
+  for (const auto& [k, module] : items_) {
+    if (k == key) return module;
+  }
+  std::ostringstream known;
+  for (std::size_t i = 0; i < items_.size(); ++i) known << (i ? ", " : "") << "'" << items_[i].first << "'";
+  throw IndexError("ModuleDict: no module '" + key + "'; the keys are " +
+                   (items_.empty() ? std::string("none (the dict is empty)") : known.str()));
+}
+
+std::vector<std::string> ModuleDictImpl::keys() const {
+  std::vector<std::string> out;
+  for (const auto& [k, _] : items_) out.push_back(k);
+  return out;
+}
+
+std::vector<std::shared_ptr<Module>> ModuleDictImpl::values() const {
+  std::vector<std::shared_ptr<Module>> out;
+  for (const auto& [_, module] : items_) out.push_back(module);
+  return out;
+}
+
+std::shared_ptr<Module> ModuleDictImpl::clone_module() const {
+  auto copy = std::make_shared<ModuleDictImpl>();
+  for (const auto& [key, module] : items_) copy->insert(key, module->clone_module());
+  return copy;
 }
 
 }  // namespace hwaro::nn

@@ -73,6 +73,18 @@ void Module::add_child(const std::string& name, std::shared_ptr<Module> child) {
   children_.emplace_back(name, std::move(child));
 }
 
+void Module::replace_child(const std::string& name, std::shared_ptr<Module> child) {
+  HWARO_CHECK(child != nullptr, "replace_module: '", name, "' is an empty module");
+  for (auto& [n, current] : children_) {
+    if (n != name) continue;
+    child->set_path(path_.empty() ? name : path_ + "." + name);
+    current = std::move(child);
+    return;
+  }
+  HWARO_CHECK(false, "replace_module: ", this->name(), " has no child module '", name,
+              "'; register it with register_module first");
+}
+
 void Module::set_path(const std::string& path) {
   path_ = path;
   for (auto& [n, child] : children_) child->set_path(path + "." + n);

@@ -78,6 +78,20 @@ class Module : public std::enable_shared_from_this<Module> {
     return holder;
   }
 
+  // LibTorch's replace_module: the child registered as `name` becomes `module`, in its place (the
+  // same position in children(), parameters() and state_dict()), e.g. a new classifier head for
+  // fine-tuning. A member holder still holds the old child; assign the result to it:
+  //   fc = replace_module("fc", hw::nn::Linear(512, 10));
+  template <typename M> std::shared_ptr<M> replace_module(const std::string& name, std::shared_ptr<M> module) {
+    replace_child(name, module);
+    return module;
+  }
+  template <typename Holder, typename = decltype(std::declval<Holder>().ptr())>
+  Holder replace_module(const std::string& name, Holder holder) {
+    replace_child(name, holder.ptr());
+    return holder;
+  }
+
   // ---- what it holds ----
   // A tensor registered under several names (tied weights) is listed once, under its first name,
   // as PyTorch's remove_duplicate=True; state_dict() keeps every name.
@@ -139,6 +153,7 @@ class Module : public std::enable_shared_from_this<Module> {
 
  private:
   void add_child(const std::string& name, std::shared_ptr<Module> child);
+  void replace_child(const std::string& name, std::shared_ptr<Module> child);
   void set_path(const std::string& path);
   void check_name(const std::string& name, const char* what) const;
   void print_tree(std::ostream& out, int indent) const;
