@@ -310,6 +310,23 @@ std::vector<ParityCase> make_cases() {
        [](const Inputs& in) { return hw::nn::functional::avg_pool2d(in[0], {3, 2}, {2, 2}, {1, 1}, true, false); }, 6},
       {"adaptive_avg_pool2d", one({2, 3, 9, 7}),
        [](const Inputs& in) { return hw::nn::functional::adaptive_avg_pool2d(in[0], {4, 3}); }, 9},
+      // ---- the composite activations and group_norm, forward and the input's gradient ----
+      {"activations", one({6, 7}, -4, 4),
+       [](const Inputs& in) {
+         namespace F = hw::nn::functional;
+         const hw::Tensor& x = in[0];
+         return hw::cat({F::leaky_relu(x, 0.2), F::elu(x), F::selu(x), F::softplus(x, 2.0, 3.0), F::hardtanh(x),
+                         F::relu6(x), F::normalize(x)});
+       }},
+      {"activations_grad", one({6, 7}, -4, 4),
+       [](const Inputs& in) {
+         namespace F = hw::nn::functional;
+         const hw::Tensor x = in[0].detach().set_requires_grad(true);
+         (F::elu(x) + F::softplus(x, 2.0, 3.0) + F::hardtanh(x) * 0.5 + F::normalize(x) * 3.0).sum().backward();
+         return x.grad();
+       }, 4},
+      {"group_norm", [](R& rng) { return Inputs{rnd({2, 6, 3, 4}, rng), rnd({6}, rng), rnd({6}, rng)}; },
+       [](const Inputs& in) { return hw::nn::functional::group_norm(in[0], 3, in[1], in[2]); }, 24},
   };
   return cases;
 }
