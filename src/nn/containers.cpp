@@ -44,12 +44,17 @@ std::shared_ptr<Module> ModuleListImpl::operator[](std::size_t i) const {
   return items_[i];
 }
 
+std::size_t ModuleDictImpl::index_of(const std::string& key) const {
+  std::size_t i = 0;
+  while (i < items_.size() && items_[i].first != key) ++i;
+  return i;
+}
+
 void ModuleDictImpl::insert(const std::string& key, std::shared_ptr<Module> module) {
   HWARO_CHECK(module != nullptr, "ModuleDict: '", key, "' is an empty module");
-  for (auto& [k, current] : items_) {
-    if (k != key) continue;
+  if (const std::size_t i = index_of(key); i < items_.size()) {
     replace_module(key, module);
-    current = std::move(module);
+    items_[i].second = std::move(module);
     return;
   }
   register_module(key, module);
@@ -60,17 +65,10 @@ void ModuleDictImpl::update(const std::vector<Item>& items) {
   for (const auto& [key, module] : items) insert(key, module);
 }
 
-bool ModuleDictImpl::contains(const std::string& key) const {
-  for (const auto& [k, _] : items_) {
-    if (k == key) return true;
-  }
-  return false;
-}
+bool ModuleDictImpl::contains(const std::string& key) const { return index_of(key) < items_.size(); }
 
 std::shared_ptr<Module> ModuleDictImpl::operator[](const std::string& key) const {
-  for (const auto& [k, module] : items_) {
-    if (k == key) return module;
-  }
+  if (const std::size_t i = index_of(key); i < items_.size()) return items_[i].second;
   std::ostringstream known;
   for (std::size_t i = 0; i < items_.size(); ++i) known << (i ? ", " : "") << "'" << items_[i].first << "'";
   throw IndexError("ModuleDict: no module '" + key + "'; the keys are " +

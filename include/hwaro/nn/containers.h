@@ -82,6 +82,7 @@ class ModuleDictImpl : public Module {
   std::shared_ptr<Module> clone_module() const override;  // each item's clone_module(), same keys
 
  private:
+  std::size_t index_of(const std::string& key) const;  // size() where the key is not there
   std::vector<Item> items_;
 };
 HWARO_MODULE(ModuleDict);
