@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -65,6 +66,7 @@ class LRScheduler : public Scheduler {
   void apply_epoch(std::int64_t epoch);
   // Refuses an optimiser whose group count changed since the scheduler was made.
   void check_group_count() const;
+  friend class SequentialLR;  // asks its schedulers for their lrs and keeps their base lrs its own
 };
 
 // lr = base_lr * gamma^floor(epoch / step_size)
@@ -203,6 +205,29 @@ class OneCycleLR : public LRScheduler {
   std::vector<Phase> phases_;
   std::vector<std::array<double, 3>> lrs_;      // per group, by Level
   std::vector<std::array<double, 2>> momenta_;  // per group, by MomentumLevel
+};
+
+// torch.optim.lr_scheduler.SequentialLR: schedulers[i] sets the lrs from milestones[i - 1] on,
+// each starting from its own epoch 0 there, e.g. a warm-up, then cosine annealing:
+//   auto warmup = std::make_shared<hw::optim::LinearLR>(opt, 0.1, 1.0, 5);
+//   auto cosine = std::make_shared<hw::optim::CosineAnnealingLR>(opt, 95);
+//   hw::optim::SequentialLR sched(opt, {warmup, cosine}, {5});
+// Step only the SequentialLR. Its state_dict is an LRScheduler's; loading its base lrs gives them
+// to its schedulers too. One more scheduler than milestones, milestones increasing and positive,
+// every scheduler on this optimiser (PyTorch's checks).
+class SequentialLR : public LRScheduler {
+ public:
+  SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRScheduler>> schedulers,
+               std::vector<std::int64_t> milestones);
+  void load_state_dict(const std::map<std::string, Tensor>& state) override;
+
+ private:
+  double lr_at(std::int64_t epoch, std::size_t group) const override;
+  std::optional<double> momentum_at(std::int64_t epoch, std::size_t group) const override;
+  // The scheduler in charge at `epoch`, and the epoch in its own count.
+  std::pair<const LRScheduler*, std::int64_t> in_charge(std::int64_t epoch) const;
+  std::vector<std::shared_ptr<LRScheduler>> schedulers_;
+  std::vector<std::int64_t> milestones_;
 };
 
 }  // namespace hwaro::optim
