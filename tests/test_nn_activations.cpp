@@ -1,4 +1,5 @@
-// The activations beyond relu/gelu/silu (leaky_relu, elu, selu, softplus, hardtanh, relu6),
+// The activations beyond relu/gelu/silu (leaky_relu, elu, selu, softplus, hardtanh, relu6,
+// hardsigmoid, hardswish, mish, logsigmoid),
 // normalize and their modules: values against float64 formulas on fresh random inputs in every
 // floating dtype, gradients by finite differences and at the kinks as PyTorch's backward gives
 // them, finite gradients where an untaken branch overflows, printouts and errors.
@@ -53,6 +54,14 @@ std::vector<Activation> activations() {
       {"hardtanh_range", [](const Tensor& x) { return F::hardtanh(x, -0.5, 2.0); },
        [](double v) { return std::clamp(v, -0.5, 2.0); }, -3, 3},
       {"relu6", [](const Tensor& x) { return F::relu6(x); }, [](double v) { return std::clamp(v, 0.0, 6.0); }, -3, 9},
+      {"hardsigmoid", [](const Tensor& x) { return F::hardsigmoid(x); },
+       [](double v) { return std::clamp(v / 6 + 0.5, 0.0, 1.0); }, -5, 5},
+      {"hardswish", [](const Tensor& x) { return F::hardswish(x); },
+       [](double v) { return v * std::clamp(v + 3, 0.0, 6.0) / 6; }, -5, 5},
+      {"mish", [](const Tensor& x) { return F::mish(x); },
+       [](double v) { return v * std::tanh(softplus_ref(v, 1, 20)); }, -5, 5},
+      {"logsigmoid", [](const Tensor& x) { return F::logsigmoid(x); },
+       [](double v) { return -softplus_ref(-v, 1, 20); }, -8, 8},
   };
 }
 
@@ -111,6 +120,14 @@ TEST(Activations, GradientAtTheKinksIsPyTorchs) {
   EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::relu6(x); }, 0.0), 0.0);
   EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::relu6(x); }, 6.0), 0.0);
   EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::relu6(x); }, 5.5), 1.0);
+  EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::hardsigmoid(x); }, -3.0), 0.0);
+  EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::hardsigmoid(x); }, 3.0), 0.0);
+  EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::hardsigmoid(x); }, 2.0), 1.0 / 6);
+  EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::hardswish(x); }, -3.0), -0.5);
+  EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::hardswish(x); }, 3.0), 1.5);
+  EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::hardswish(x); }, -3.5), 0.0);
+  EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::hardswish(x); }, 4.0), 1.0);
+  EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::logsigmoid(x); }, 0.0), 0.5);
   const double sigmoid3 = 1.0 / (1.0 + std::exp(-3.0));
   EXPECT_NEAR(grad_at([](const Tensor& x) { return F::softplus(x, 2.0, 3.0); }, 1.5), sigmoid3, 1e-15);
   EXPECT_DOUBLE_EQ(grad_at([](const Tensor& x) { return F::softplus(x, 2.0, 3.0); }, 1.6), 1.0);
@@ -127,6 +144,8 @@ TEST(Activations, LargeInputsGiveFiniteValuesAndGradients) {
         {"selu", [](const Tensor& t) { return F::selu(t); }},
         {"softplus", [](const Tensor& t) { return F::softplus(t); }},
         {"softplus_beta", [](const Tensor& t) { return F::softplus(t, 10.0, 5.0); }},
+        {"mish", [](const Tensor& t) { return F::mish(t); }},
+        {"logsigmoid", [](const Tensor& t) { return F::logsigmoid(t); }},
     };
     for (const auto& [name, fn] : fns) {
       x.mutable_grad() = Tensor();
@@ -138,6 +157,8 @@ TEST(Activations, LargeInputsGiveFiniteValuesAndGradients) {
   }
   EXPECT_EQ(values_of(F::softplus(tensor({1000.f})))[0], 1000.0);
   EXPECT_EQ(values_of(F::elu(tensor({-1000.f})))[0], -1.0);
+  EXPECT_EQ(values_of(F::logsigmoid(tensor({-1000.f})))[0], -1000.0);
+  EXPECT_NEAR(values_of(F::logsigmoid(tensor({30.f})))[0], -std::exp(-30.0), 1e-6 * std::exp(-30.0));
   // softplus of a tiny negative input keeps its relative precision (log1p, not log(1 + .)).
   EXPECT_NEAR(values_of(F::softplus(tensor({-30.f})))[0], std::exp(-30.0), 1e-6 * std::exp(-30.0));
 }
@@ -170,6 +191,10 @@ TEST(Activations, BadInputsAreClearErrors) {
            {"softplus", [](const Tensor& t) { return F::softplus(t); }},
            {"hardtanh", [](const Tensor& t) { return F::hardtanh(t); }},
            {"relu6", [](const Tensor& t) { return F::relu6(t); }},
+           {"hardsigmoid", [](const Tensor& t) { return F::hardsigmoid(t); }},
+           {"hardswish", [](const Tensor& t) { return F::hardswish(t); }},
+           {"mish", [](const Tensor& t) { return F::mish(t); }},
+           {"logsigmoid", [](const Tensor& t) { return F::logsigmoid(t); }},
            {"normalize", [](const Tensor& t) { return F::normalize(t, 2.0, 0); }},
        }) {
     EXPECT_TRUE(throws_with<Error>([&] { fn(ints); }, "expected a floating point input, got int64")) << name;
@@ -266,6 +291,12 @@ TEST(ActivationModules, ForwardIsTheFunctionalFormAndPrintsAsPyTorch) {
   EXPECT_TRUE(equal(nn::Hardtanh(-2.0, 3.0)(x), F::hardtanh(x, -2.0, 3.0)));
   EXPECT_TRUE(equal(nn::ReLU6()(x), F::relu6(x)));
   EXPECT_TRUE(equal(nn::LogSoftmax(1)(x), x.log_softmax(1)));
+  EXPECT_TRUE(equal(nn::Hardsigmoid()(x), F::hardsigmoid(x)));
+  EXPECT_TRUE(equal(nn::Hardswish()(x), F::hardswish(x)));
+  EXPECT_TRUE(equal(nn::Mish()(x), F::mish(x)));
+  EXPECT_TRUE(equal(nn::LogSigmoid()(x), F::logsigmoid(x)));
+  EXPECT_EQ(nn::Hardswish()->str(), "Hardswish()");
+  EXPECT_EQ(nn::Mish()->clone_module()->str(), "Mish()");
   EXPECT_FALSE(equal(nn::LogSoftmax(0)(x), x.log_softmax(1)));
   const Tensor same = nn::Identity()(x);
   EXPECT_EQ(same.data_ptr<float>(), x.data_ptr<float>());

@@ -316,7 +316,8 @@ std::vector<ParityCase> make_cases() {
          namespace F = hw::nn::functional;
          const hw::Tensor& x = in[0];
          return hw::cat({F::leaky_relu(x, 0.2), F::elu(x), F::selu(x), F::softplus(x, 2.0, 3.0), F::hardtanh(x),
-                         F::relu6(x), F::normalize(x)});
+                         F::relu6(x), F::normalize(x), F::hardsigmoid(x), F::hardswish(x), F::mish(x),
+                         F::logsigmoid(x)});
        }},
       {"activations_grad", one({6, 7}, -4, 4),
        [](const Inputs& in) {

@@ -66,6 +66,27 @@ Tensor hardtanh(const Tensor& x, double min_val, double max_val) {
 
 Tensor relu6(const Tensor& x) { return hardtanh(x, 0.0, 6.0); }
 
+Tensor hardsigmoid(const Tensor& x) {
+  check_floating("hardsigmoid", x);
+  return where(x <= -3.0, 0.0, where(x >= 3.0, 1.0, x / 6.0 + 0.5));
+}
+
+Tensor hardswish(const Tensor& x) {
+  check_floating("hardswish", x);
+  // The middle branch covers both ends, where PyTorch's hardswish_backward takes x / 3 + 1/2.
+  return where(x < -3.0, 0.0, where(x <= 3.0, x * (x + 3.0) / 6.0, x));
+}
+
+Tensor mish(const Tensor& x) {
+  check_floating("mish", x);
+  return x * softplus(x).tanh();
+}
+
+Tensor logsigmoid(const Tensor& x) {
+  check_floating("logsigmoid", x);
+  return -softplus(-x);
+}
+
 Tensor normalize(const Tensor& x, double p, std::int64_t dim, double eps) {
   check_floating("normalize", x);
   return x / x.norm(p, {dim}, /*keepdim=*/true).clamp(eps);

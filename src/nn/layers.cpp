@@ -71,6 +71,10 @@ std::string HardtanhImpl::extra_repr() const {
 }
 
 Tensor ReLU6Impl::forward(const Tensor& input) { return functional::relu6(input); }
+Tensor HardsigmoidImpl::forward(const Tensor& input) { return functional::hardsigmoid(input); }
+Tensor HardswishImpl::forward(const Tensor& input) { return functional::hardswish(input); }
+Tensor MishImpl::forward(const Tensor& input) { return functional::mish(input); }
+Tensor LogSigmoidImpl::forward(const Tensor& input) { return functional::logsigmoid(input); }
 
 std::string FlattenImpl::extra_repr() const {
   return "start_dim=" + std::to_string(start_) + ", end_dim=" + std::to_string(end_);

@@ -34,6 +34,13 @@ Tensor softplus(const Tensor& x, double beta = 1.0, double threshold = 20.0);
 // relu6 is hardtanh(x, 0, 6).
 Tensor hardtanh(const Tensor& x, double min_val = -1.0, double max_val = 1.0);
 Tensor relu6(const Tensor& x);
+// hardsigmoid: 0 up to -3, x / 6 + 1/2, 1 from 3 (its gradient 1/6 strictly inside); hardswish:
+// x * hardsigmoid(x), with PyTorch's gradient x / 3 + 1/2 on [-3, 3]; mish: x tanh(softplus(x));
+// logsigmoid: log(sigmoid(x)) = -softplus(-x), finite for any x.
+Tensor hardsigmoid(const Tensor& x);
+Tensor hardswish(const Tensor& x);
+Tensor mish(const Tensor& x);
+Tensor logsigmoid(const Tensor& x);
 // x / max(||x||_p, eps) along dim (torch.nn.functional.normalize): unit rows by default.
 Tensor normalize(const Tensor& x, double p = 2.0, std::int64_t dim = 1, double eps = 1e-12);
 // Zeroes each element with probability p and scales the rest by 1/(1-p), when training.

@@ -91,8 +91,8 @@ class LogSoftmaxImpl : public Module {
 };
 HWARO_MODULE(LogSoftmax);
 
-// The activations with parameters of their own (functional.h has the formulas): LeakyReLU, ELU,
-// SELU, Softplus, Hardtanh and ReLU6, with PyTorch's defaults.
+// The other activations (functional.h has the formulas): LeakyReLU, ELU, SELU, Softplus,
+// Hardtanh, ReLU6, Hardsigmoid, Hardswish, Mish and LogSigmoid, with PyTorch's defaults.
 class LeakyReLUImpl : public Module {
  public:
   explicit LeakyReLUImpl(double negative_slope = 0.01) : negative_slope_(negative_slope) {}
@@ -154,6 +154,34 @@ class ReLU6Impl : public Module {
   std::shared_ptr<Module> clone_module() const override { return std::make_shared<ReLU6Impl>(); }
 };
 HWARO_MODULE(ReLU6);
+
+class HardsigmoidImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<HardsigmoidImpl>(); }
+};
+HWARO_MODULE(Hardsigmoid);
+
+class HardswishImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<HardswishImpl>(); }
+};
+HWARO_MODULE(Hardswish);
+
+class MishImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<MishImpl>(); }
+};
+HWARO_MODULE(Mish);
+
+class LogSigmoidImpl : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+  std::shared_ptr<Module> clone_module() const override { return std::make_shared<LogSigmoidImpl>(); }
+};
+HWARO_MODULE(LogSigmoid);
 
 // Returns its input (the same tensor): a placeholder where a model may or may not have a layer.
 class IdentityImpl : public Module {
