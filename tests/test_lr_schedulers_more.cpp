@@ -14,6 +14,7 @@
 #include "hwaro/optim/lr_scheduler.h"
 #include "hwaro/optim/reduce_lr_on_plateau.h"
 #include "serialize_test_files.h"
+#include "support/scheduler_fixtures.h"
 #include "support/test_support.h"
 
 namespace hwaro::test {
@@ -21,14 +22,6 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kEpochs = 25;
-
-// SGD with two groups of the given lrs.
-std::unique_ptr<optim::SGD> make_sgd(double lr0, double lr1) {
-  auto opt = std::make_unique<optim::SGD>(std::vector<Tensor>{zeros({3}).set_requires_grad(true)},
-                                          optim::SGDOptions{.lr = lr0, .momentum = 0.9});
-  opt->add_param_group({zeros({2}).set_requires_grad(true)}, lr1);
-  return opt;
-}
 
 using Make = std::function<std::unique_ptr<optim::LRScheduler>(optim::Optimizer&)>;
 using Formula = std::function<double(std::size_t group, double base_lr, std::int64_t epoch)>;
@@ -97,7 +90,7 @@ void expect_lrs(const optim::LRScheduler& sched, const optim::Optimizer& opt, co
 TEST(MoreLRSchedulers, EachFollowsItsFormulaForTwoGroupsOver25Epochs) {
   for (const auto& [name, make, lr] : closed_form_schedules()) {
     SCOPED_TRACE(name);
-    auto opt = make_sgd(0.1, 0.4);
+    auto opt = make_two_group_sgd(0.1, 0.4);
     auto sched = make(*opt);
     for (int e = 0; e <= kEpochs; ++e) {
       ASSERT_EQ(sched->last_epoch(), e);
@@ -110,7 +103,7 @@ TEST(MoreLRSchedulers, EachFollowsItsFormulaForTwoGroupsOver25Epochs) {
 // PyTorch counts a milestone listed twice twice (bisect_right over the sorted list, repeats kept),
 // and the lr drops at the milestone's epoch itself.
 TEST(MoreLRSchedulers, MultiStepLRCountsARepeatedMilestoneTwice) {
-  auto opt = make_sgd(1.0, 0.5);
+  auto opt = make_two_group_sgd(1.0, 0.5);
   optim::MultiStepLR sched(*opt, {5, 2, 5}, 0.1);
   const std::vector<double> want = {1, 1, 0.1, 0.1, 0.1, 1e-3, 1e-3, 1e-3};
   for (std::size_t e = 0; e < want.size(); ++e) {
@@ -123,7 +116,7 @@ TEST(MoreLRSchedulers, MultiStepLRCountsARepeatedMilestoneTwice) {
 // The factor is start_factor at epoch 0 and end_factor from total_iters on; the ends of the
 // ranges PyTorch allows (start_factor 1, end_factor 0 and 1) are accepted.
 TEST(MoreLRSchedulers, LinearLRStartsAtStartFactorAndStaysAtEndFactor) {
-  auto opt = make_sgd(0.3, 0.6);
+  auto opt = make_two_group_sgd(0.3, 0.6);
   optim::LinearLR sched(*opt, /*start_factor=*/0.25, /*end_factor=*/0.75, /*total_iters=*/4);
   EXPECT_EQ(sched.get_last_lr(), (std::vector<double>{0.3 * 0.25, 0.6 * 0.25}));
   for (int e = 1; e <= kEpochs; ++e) {
@@ -133,7 +126,7 @@ TEST(MoreLRSchedulers, LinearLRStartsAtStartFactorAndStaysAtEndFactor) {
     EXPECT_NEAR(opt->param_groups()[1].lr, 0.6 * factor, 1e-16) << "epoch " << e;
   }
 
-  auto edge = make_sgd(0.3, 0.6);
+  auto edge = make_two_group_sgd(0.3, 0.6);
   optim::LinearLR to_zero(*edge, /*start_factor=*/1.0, /*end_factor=*/0.0, /*total_iters=*/1);
   EXPECT_EQ(to_zero.get_last_lr(), (std::vector<double>{0.3, 0.6}));
   to_zero.step();
@@ -147,13 +140,13 @@ TEST(MoreLRSchedulers, LinearLRStartsAtStartFactorAndStaysAtEndFactor) {
 TEST(MoreLRSchedulers, EachResumesFromItsStateDictMidRun) {
   for (const auto& [name, make, lr] : closed_form_schedules()) {
     SCOPED_TRACE(name);
-    auto straight = make_sgd(0.1, 0.4);
+    auto straight = make_two_group_sgd(0.1, 0.4);
     auto sched = make(*straight);
     for (int i = 0; i < 7; ++i) sched->step();
     const auto opt_state = straight->state_dict();
     const auto sched_state = sched->state_dict();
 
-    auto resumed = make_sgd(0.7, 0.9);
+    auto resumed = make_two_group_sgd(0.7, 0.9);
     auto resumed_sched = make(*resumed);
     resumed->load_state_dict(opt_state);
     resumed_sched->load_state_dict(sched_state);
@@ -218,7 +211,7 @@ const std::vector<PlateauRow> kMinRelTable = {
 };
 
 TEST(ReduceLROnPlateau, MinModeWithARelativeThresholdAndANanMetric) {
-  auto opt = make_sgd(1.0, 0.4);
+  auto opt = make_two_group_sgd(1.0, 0.4);
   optim::ReduceLROnPlateau sched(*opt, {.mode = "min", .factor = 0.5, .patience = 2, .threshold = 0.1});
   EXPECT_EQ(sched.best(), kInf);
   EXPECT_EQ(sched.get_last_lr(), (std::vector<double>{1.0, 0.4}));
@@ -252,7 +245,7 @@ const optim::ReduceLROnPlateauOptions kMaxAbsOptions = {
     .mode = "max", .factor = 0.1, .patience = 1, .threshold = 0.5, .threshold_mode = "abs", .cooldown = 2};
 
 TEST(ReduceLROnPlateau, MaxModeWithAnAbsoluteThresholdAndCooldown) {
-  auto opt = make_sgd(1.0, 0.4);
+  auto opt = make_two_group_sgd(1.0, 0.4);
   optim::ReduceLROnPlateau sched(*opt, kMaxAbsOptions);
   EXPECT_EQ(sched.best(), -kInf);
   expect_table(sched, *opt, kMaxAbsTable);
@@ -272,7 +265,7 @@ const std::vector<PlateauRow> kMaxRelTable = {
 };
 
 TEST(ReduceLROnPlateau, MaxModeWithARelativeThreshold) {
-  auto opt = make_sgd(1.0, 0.4);
+  auto opt = make_two_group_sgd(1.0, 0.4);
   optim::ReduceLROnPlateau sched(*opt, {.mode = "max", .factor = 0.5, .patience = 0, .threshold = 0.1});
   expect_table(sched, *opt, kMaxRelTable);
 }
@@ -286,7 +279,7 @@ TEST(ReduceLROnPlateau, MaxModeWithARelativeThreshold) {
 //   4      max(0.15, 0.3) = 0.3: falls 0, kept    0.05 would fall 0.05 <= eps: kept at 0.1
 //   5-6    0.3                                    0.1
 TEST(ReduceLROnPlateau, MinLrFloorsEachGroupAndAFallOfEpsOrLessIsSkipped) {
-  auto opt = make_sgd(1.0, 0.4);
+  auto opt = make_two_group_sgd(1.0, 0.4);
   optim::ReduceLROnPlateau sched(
       *opt, {.factor = 0.5, .patience = 0, .threshold_mode = "abs", .min_lr = {0.3, 0.01}, .eps = 0.06});
   expect_table(sched, *opt,
@@ -298,7 +291,7 @@ TEST(ReduceLROnPlateau, MinLrFloorsEachGroupAndAFallOfEpsOrLessIsSkipped) {
                 {5, 0.3, 0.1, 5, 0, 0}});
 
   // One min_lr is every group's, and the default eps (1e-8) lets a small lr fall to it.
-  auto small = make_sgd(1e-6, 4e-7);
+  auto small = make_two_group_sgd(1e-6, 4e-7);
   optim::ReduceLROnPlateau one_floor(*small, {.factor = 0.5, .patience = 0, .min_lr = {3e-7}});
   one_floor.step(1);
   one_floor.step(1);
@@ -313,7 +306,7 @@ TEST(ReduceLROnPlateau, MinLrFloorsEachGroupAndAFallOfEpsOrLessIsSkipped) {
 TEST(ReduceLROnPlateau, ResumesFromItsStateDictAtEveryEpoch) {
   for (std::size_t stop = 1; stop < kMaxAbsTable.size(); ++stop) {
     SCOPED_TRACE("stopped after epoch " + std::to_string(stop));
-    auto straight = make_sgd(1.0, 0.4);
+    auto straight = make_two_group_sgd(1.0, 0.4);
     optim::ReduceLROnPlateau sched(*straight, kMaxAbsOptions);
     for (std::size_t i = 0; i < stop; ++i) sched.step(kMaxAbsTable[i].metric);
     const auto state = sched.state_dict();
@@ -324,7 +317,7 @@ TEST(ReduceLROnPlateau, ResumesFromItsStateDictAtEveryEpoch) {
     }
     EXPECT_EQ(state.size(), 6U);
 
-    auto resumed = make_sgd(0.7, 0.9);
+    auto resumed = make_two_group_sgd(0.7, 0.9);
     optim::ReduceLROnPlateau resumed_sched(*resumed, kMaxAbsOptions);
     resumed->load_state_dict(straight->state_dict());
     resumed_sched.load_state_dict(state);
@@ -345,7 +338,7 @@ TEST(ReduceLROnPlateau, ResumesFromItsStateDictAtEveryEpoch) {
 
 TEST(ReduceLROnPlateau, AStateThatDoesNotFitIsAClearErrorThatChangesNothing) {
   const auto f64 = [](double v) { return scalar_tensor(v, {.dtype = kFloat64}); };
-  auto opt = make_sgd(1.0, 0.4);
+  auto opt = make_two_group_sgd(1.0, 0.4);
   optim::ReduceLROnPlateau sched(*opt, kMaxAbsOptions);
   for (int i = 0; i < 4; ++i) sched.step(kMaxAbsTable[i].metric);
   const auto good = sched.state_dict();
@@ -386,7 +379,7 @@ TEST(ReduceLROnPlateau, AStateThatDoesNotFitIsAClearErrorThatChangesNothing) {
 // A per-group min_lr no longer fits once a group is added: the reduction is refused and the step
 // changes nothing; one min_lr for all groups still applies, as PyTorch's default_min_lr.
 TEST(ReduceLROnPlateau, AGroupAddedLaterNeedsOneMinLrForAll) {
-  auto opt = make_sgd(1.0, 0.4);
+  auto opt = make_two_group_sgd(1.0, 0.4);
   optim::ReduceLROnPlateau per_group(*opt, {.patience = 0, .min_lr = {0.0, 0.0}});
   optim::ReduceLROnPlateau one_for_all(*opt, {.patience = 0, .min_lr = {0.0}});
   per_group.step(1);
@@ -499,7 +492,7 @@ TEST(ReduceLROnPlateau, ACheckpointOfAnotherSchedulerIsAnErrorThatChangesNothing
 // the last step): the state then has fewer last lrs than the optimiser has groups, and must still
 // load, into the scheduler itself and through a training checkpoint into a run built the same way.
 TEST(ReduceLROnPlateau, ItsStateLoadsAfterAGroupWasAddedSinceTheLastStep) {
-  auto opt = make_sgd(1.0, 0.4);
+  auto opt = make_two_group_sgd(1.0, 0.4);
   optim::ReduceLROnPlateau sched(*opt, {.patience = 0});
   sched.step(1);
   sched.step(1);  // lowered to 0.1, 0.04
@@ -527,7 +520,7 @@ TEST(ReduceLROnPlateau, ItsStateLoadsAfterAGroupWasAddedSinceTheLastStep) {
 }
 
 TEST(MoreLRSchedulers, BadArgumentsAreClearErrors) {
-  auto opt = make_sgd(1.0, 0.4);
+  auto opt = make_two_group_sgd(1.0, 0.4);
   const auto refuses = [](const std::function<void()>& make, const std::string& message) {
     EXPECT_TRUE(throws_with<Error>(make, message)) << message;
   };

@@ -7,17 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "support/scheduler_fixtures.h"
 #include "support/test_support.h"
 
 namespace hwaro::test {
 namespace {
-
-std::unique_ptr<optim::SGD> make_sgd(double lr0, double lr1) {
-  auto opt = std::make_unique<optim::SGD>(std::vector<Tensor>{zeros({3}).set_requires_grad(true)},
-                                          optim::SGDOptions{.lr = lr0, .momentum = 0.9});
-  opt->add_param_group({zeros({2}).set_requires_grad(true)}, lr1);
-  return opt;
-}
 
 // LinearLR(0.1 -> 1 over 5 epochs) until epoch 5, then CosineAnnealingLR(T_max 10, eta_min 0.01)
 // from its own epoch 0 there: PyTorch's SequentialLR steps the new scheduler with step(0) at the
@@ -36,7 +30,7 @@ std::unique_ptr<optim::SequentialLR> make_warmup_cosine(optim::Optimizer& opt) {
 }
 
 TEST(SequentialLR, AWarmUpThenCosineFollowsBothFormulas) {
-  auto opt = make_sgd(1.0, 0.3);
+  auto opt = make_two_group_sgd(1.0, 0.3);
   auto sched = make_warmup_cosine(*opt);
   for (std::int64_t epoch = 0; epoch <= 25; ++epoch) {
     SCOPED_TRACE("epoch " + std::to_string(epoch));
@@ -49,7 +43,7 @@ TEST(SequentialLR, AWarmUpThenCosineFollowsBothFormulas) {
 }
 
 TEST(SequentialLR, ThreeSchedulersEachStartFromTheirOwnEpochZero) {
-  auto opt = make_sgd(0.5, 0.2);
+  auto opt = make_two_group_sgd(0.5, 0.2);
   auto constant = std::make_shared<optim::LinearLR>(*opt, 0.5, 0.5, 1);  // half the base lr throughout
   auto step = std::make_shared<optim::StepLR>(*opt, 2, 0.1);
   auto exponential = std::make_shared<optim::ExponentialLR>(*opt, 0.9);
@@ -71,7 +65,7 @@ TEST(SequentialLR, ThreeSchedulersEachStartFromTheirOwnEpochZero) {
 }
 
 TEST(SequentialLR, ResumesFromItsStateDictMidRun) {
-  auto straight_opt = make_sgd(1.0, 0.3);
+  auto straight_opt = make_two_group_sgd(1.0, 0.3);
   auto straight = make_warmup_cosine(*straight_opt);
   for (int i = 0; i < 7; ++i) straight->step();
   const auto opt_state = straight_opt->state_dict();
@@ -79,7 +73,7 @@ TEST(SequentialLR, ResumesFromItsStateDictMidRun) {
 
   // A new run, made as the first, then loaded: the schedulers are made before the optimiser's
   // load, so their base lrs are the fresh optimiser's (2.0, 0.6) until the state's come back.
-  auto resumed_opt = make_sgd(2.0, 0.6);
+  auto resumed_opt = make_two_group_sgd(2.0, 0.6);
   auto resumed = make_warmup_cosine(*resumed_opt);
   resumed_opt->load_state_dict(opt_state);
   resumed->load_state_dict(state);
@@ -95,7 +89,7 @@ TEST(SequentialLR, ResumesFromItsStateDictMidRun) {
 }
 
 TEST(SequentialLR, PassesOneCycleLRsMomentumOn) {
-  auto opt = make_sgd(0.1, 0.1);
+  auto opt = make_two_group_sgd(0.1, 0.1);
   auto hold = std::make_shared<optim::LinearLR>(*opt, 1.0, 1.0, 1);
   auto cycle = std::make_shared<optim::OneCycleLR>(*opt, optim::OneCycleLROptions{.max_lr = {1.0}, .total_steps = 10});
   optim::SequentialLR sched(*opt, {hold, cycle}, {2});
@@ -109,8 +103,8 @@ TEST(SequentialLR, PassesOneCycleLRsMomentumOn) {
 }
 
 TEST(SequentialLR, BadArgumentsAreClearErrors) {
-  auto opt = make_sgd(1.0, 0.3);
-  auto other = make_sgd(1.0, 0.3);
+  auto opt = make_two_group_sgd(1.0, 0.3);
+  auto other = make_two_group_sgd(1.0, 0.3);
   auto a = std::make_shared<optim::StepLR>(*opt, 2);
   auto b = std::make_shared<optim::ExponentialLR>(*opt, 0.9);
   auto elsewhere = std::make_shared<optim::ExponentialLR>(*other, 0.9);
