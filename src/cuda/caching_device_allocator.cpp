@@ -2,7 +2,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <cstring>
 
 #include "cuda/cuda_check.h"
@@ -22,15 +24,22 @@ class CachingDeviceAllocator::CudaBacking final : public BackingAllocator {
   void* raw_alloc(std::size_t nbytes) override {
     const detail::ScopedDevice on(device_);
     void* p = nullptr;
-    if (cudaMalloc(&p, nbytes) != cudaSuccess) {
+    const cudaError_t status = cudaMalloc(&p, nbytes);
+    if (status == cudaErrorMemoryAllocation) {
       cudaGetLastError();  // an out-of-memory failure is not sticky; clear it for the retry
       return nullptr;
     }
+    // Any other failure (a sticky error from an earlier kernel, say) is that error, not a full GPU.
+    HWARO_CUDA_CHECK(status);
     return p;
   }
+  // Never throws: it runs from destructors (a tensor's, the cache's at exit). After a sticky error,
+  // or once the runtime is unloading at exit, every call fails, and the memory goes with the context.
   void raw_free(void* ptr) override {
-    const detail::ScopedDevice on(device_);
-    HWARO_CUDA_CHECK(cudaFree(ptr));
+    int previous = 0;
+    if (cudaGetDevice(&previous) != cudaSuccess || cudaSetDevice(device_) != cudaSuccess) return;
+    cudaFree(ptr);
+    cudaSetDevice(previous);
   }
 
  private:
@@ -54,7 +63,8 @@ class CachingDeviceAllocator::CudaEvents final : public StreamSync {
   void synchronize(EventHandle event) override {
     HWARO_CUDA_CHECK(cudaEventSynchronize(reinterpret_cast<cudaEvent_t>(event)));
   }
-  void release(EventHandle event) override { HWARO_CUDA_CHECK(cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event))); }
+  // Never throws, as raw_free: the cache's destructor releases its pending events.
+  void release(EventHandle event) override { cudaEventDestroy(reinterpret_cast<cudaEvent_t>(event)); }
 
  private:
   int device_;
@@ -84,7 +94,18 @@ DataPtr CachingDeviceAllocator::allocate(std::size_t nbytes) {
   }
   // Blocks belong to the stream they are allocated on: this thread's current stream of the device.
   void* p = cache_->allocate(nbytes, reinterpret_cast<StreamId>(detail::current_handle(device_)));
-  return DataPtr(p, cache_.get(), [](void* cache, void* data) { static_cast<BlockCache*>(cache)->free(data); }, device);
+  return DataPtr(p, cache_.get(), free_cached, device);
+}
+
+// A tensor's destructor frees through here, so nothing may escape: a free that must record an event
+// (a block used on another stream) fails only when the GPU's context is already broken by an earlier
+// error, which is reported where it happened. A warning, as PyTorch's, instead of std::terminate.
+void CachingDeviceAllocator::free_cached(void* cache, void* data) noexcept {
+  try {
+    static_cast<BlockCache*>(cache)->free(data);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hwaro: warning: a CUDA block could not be freed (it stays allocated): %s\n", e.what());
+  }
 }
 
 }  // namespace hwaro::cuda

@@ -25,6 +25,9 @@ class CachingDeviceAllocator final : public Allocator {
   class CudaBacking;
   class CudaEvents;
 
+  // The deleter of cached blocks (a DataPtr's, so it must not throw).
+  static void free_cached(void* cache, void* data) noexcept;
+
   int device_;
   bool native_;
   std::unique_ptr<CudaBacking> backing_;

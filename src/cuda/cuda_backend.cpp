@@ -49,8 +49,11 @@ class CudaBackend final : public Backend {
   Allocator* pinned_host_allocator() override { return &pinned_; }
   // Host<->device copies run on `stream` (the current stream of the GPU side): asynchronous
   // for pinned host memory, whose block then is not reused before the copy's event. Copies
-  // between two GPUs use peer access where the hardware has it, after the source's
-  // current stream has passed the work that produced the source.
+  // between two GPUs run on the destination's stream, with peer access where the hardware has
+  // it, after the source's current stream has passed the work that produced the source; and
+  // the source's stream then waits for the copy, as PyTorch's, so that the source's memory is
+  // neither rewritten nor handed out again (the caching allocator reuses it in the order of
+  // that stream) while the copy still reads it.
   void copy(const TensorView& src, const TensorView& dst, hwaro::Stream& stream) override {
     HWARO_CHECK(src.dtype == dst.dtype && src.is_contiguous() && dst.is_contiguous(),
                 "CUDA copies of non-contiguous or dtype-converting views need the CUDA kernels");
@@ -58,12 +61,14 @@ class CudaBackend final : public Backend {
     const int index = dst.device.is_cuda() ? dst.device.index() : src.device.index();
     auto* handle = static_cast<cudaStream_t>(stream.native_handle());
     HWARO_CUDA_CHECK(cudaSetDevice(index));
-    if (src.device.is_cuda() && dst.device.is_cuda() && src.device.index() != index) {
+    const bool between_gpus = src.device.is_cuda() && dst.device.is_cuda() && src.device.index() != index;
+    if (between_gpus) {
       enable_peer_access(index, src.device.index());
-      order_after(src.device.index(), detail::current_handle(src.device.index()), handle);
+      order_after(src.device.index(), detail::current_handle(src.device.index()), index, handle);
       HWARO_CUDA_CHECK(cudaSetDevice(index));
     }
     HWARO_CUDA_CHECK(cudaMemcpyAsync(dst.data, src.data, nbytes, cudaMemcpyDefault, handle));
+    if (between_gpus) order_after(index, handle, src.device.index(), detail::current_handle(src.device.index()));
     if (src.device.is_cpu()) pinned_.record_event(src.data, index, handle);
     if (dst.device.is_cpu()) pinned_.record_event(dst.data, index, handle);
     HWARO_CUDA_CHECK(cudaSetDevice(detail::thread_device()));
@@ -79,7 +84,7 @@ class CudaBackend final : public Backend {
     detail::set_current_handle(index, static_cast<cudaStream_t>(stream));
   }
   void wait_stream(int index, void* waiter, void* producer) override {
-    order_after(index, static_cast<cudaStream_t>(producer), static_cast<cudaStream_t>(waiter));
+    order_after(index, static_cast<cudaStream_t>(producer), index, static_cast<cudaStream_t>(waiter));
     HWARO_CUDA_CHECK(cudaSetDevice(detail::thread_device()));
   }
   // Native mode (no cache): cudaFree waits for the device, so no block is reused early.
@@ -108,15 +113,20 @@ class CudaBackend final : public Backend {
     }
     HWARO_CUDA_CHECK(status);
   }
-  // Makes `waiter` wait for the work queued so far on `producer`, a stream of `device` (`waiter`
-  // may belong to another device). Leaves `device` current.
-  static void order_after(int device, cudaStream_t producer, cudaStream_t waiter) {
+  // Makes `waiter`, a stream of `waiter_device`, wait for the work queued so far on `producer`, a
+  // stream of `producer_device` (the two devices may differ). Each stream's own device is current
+  // where it is named, since a null handle means the legacy default stream of the current device.
+  // Leaves `waiter_device` current.
+  static void order_after(int producer_device, cudaStream_t producer, int waiter_device, cudaStream_t waiter) {
     cudaEvent_t event = nullptr;
-    HWARO_CUDA_CHECK(cudaSetDevice(device));
+    HWARO_CUDA_CHECK(cudaSetDevice(producer_device));
     HWARO_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
     HWARO_CUDA_CHECK(cudaEventRecord(event, producer));
+    HWARO_CUDA_CHECK(cudaSetDevice(waiter_device));
     HWARO_CUDA_CHECK(cudaStreamWaitEvent(waiter, event, 0));
+    if (waiter_device != producer_device) HWARO_CUDA_CHECK(cudaSetDevice(producer_device));  // an event dies on its own device
     HWARO_CUDA_CHECK(cudaEventDestroy(event));  // destroyed once complete; the wait still holds
+    if (waiter_device != producer_device) HWARO_CUDA_CHECK(cudaSetDevice(waiter_device));
   }
   std::mutex peer_mutex_;
   std::set<std::pair<int, int>> peer_checked_;

@@ -67,9 +67,12 @@ void restore_thread_device(int device) noexcept {
   state().device = device;
 }
 
-ScopedDevice::ScopedDevice(int device) { HWARO_CUDA_CHECK(cudaSetDevice(device)); }
+ScopedDevice::ScopedDevice(int device) {
+  HWARO_CUDA_CHECK(cudaGetDevice(&previous_));
+  HWARO_CUDA_CHECK(cudaSetDevice(device));
+}
 
-ScopedDevice::~ScopedDevice() { cudaSetDevice(state().device); }
+ScopedDevice::~ScopedDevice() { cudaSetDevice(previous_); }
 
 cudaStream_t current_handle(int device) {
   return static_cast<cudaStream_t>(state().streams.at(static_cast<std::size_t>(device)).native_handle());

@@ -19,14 +19,19 @@ void set_thread_device(int device);  // also cudaSetDevice
 void restore_thread_device(int device) noexcept;
 
 // Makes `device` current for a scope (an allocation, an event, a wait on another GPU's stream),
-// then this thread's own device again, also when the scope throws, so that no later raw CUDA
-// call or library handle of the thread runs on the wrong GPU.
+// then the device that was current before again, also when the scope throws, so that no later raw
+// CUDA call or library handle of the thread runs on the wrong GPU. The one before is not always the
+// thread's own: a kernel wrapper makes its output's device current (set_device_of) and may then
+// allocate a workspace, after which its launches must still go to that device.
 class ScopedDevice {
  public:
   explicit ScopedDevice(int device);
   ~ScopedDevice();
   ScopedDevice(const ScopedDevice&) = delete;
   ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+ private:
+  int previous_ = 0;
 };
 
 cudaStream_t current_handle(int device);
