@@ -20,10 +20,10 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-sanitize --timeout "$ctest_timeout" --output-on-failure --parallel "$jobs"
 
 # The threaded parts (DataLoader workers and device prefetch, the pinned-memory cache, the CPU
-# thread pool, DataParallel's replica threads) again under ThreadSanitizer; only their tests
+# thread pool, DataParallel's replica threads, the pool of library handles) again under ThreadSanitizer; only their tests
 # are built (a whole second sanitizer build would double this step).
 tsan_tests=(test_data_loader test_data_prefetcher test_pinned_copy_reuse test_host_block_cache test_data_parallel
-  test_cpu_backend)
+  test_cpu_backend test_handle_pool)
 HWARO_BUILD_TARGETS="${tsan_tests[*]}" scripts/setup.sh build-tsan -DHWARO_CUDA=OFF -DHWARO_BUILD_BENCHMARKS=OFF \
   -DHWARO_BUILD_EXAMPLES=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHWARO_SANITIZE=thread
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 ctest --test-dir build-tsan --timeout "$ctest_timeout" --output-on-failure \

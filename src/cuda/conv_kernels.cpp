@@ -19,6 +19,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -165,8 +166,10 @@ struct Choice {
 };
 
 // What one pass of one geometry needs on every call: its descriptors and cuDNN's heuristic
-// ranking of its algorithms. Made once per geometry and thread, since a training loop calls
-// the same few convolutions over and over and the setup costs host time on every one of them.
+// ranking of its algorithms. Made once per geometry (the device among it) for the whole process,
+// since a training loop calls the same few convolutions over and over and the setup costs host
+// time on every one of them; DataParallel's replica threads, new every step, find them too. Plans
+// are never changed after they are made, so threads may read one at once.
 struct ConvPlan {
   ConvDescriptors descriptors;
   std::vector<Choice> choices;
@@ -178,8 +181,12 @@ enum Pass : int { kForward = 0, kBackwardData = 1, kBackwardFilter = 2 };
 template <typename T, typename Perf, typename Ask>
 const ConvPlan& plan_for(Pass pass, const TensorView& x, const TensorView& w, const TensorView& y, const KernelArgs& a,
                          Ask&& ask) {
-  thread_local std::map<GeometryKey, ConvPlan> cache;
+  static std::mutex mutex;
+  // A std::map's elements stay where they are as it grows. Never destroyed, as the handle pool:
+  // nothing of cuDNN's is called during the exit's static destruction.
+  static auto& cache = *new std::map<GeometryKey, ConvPlan>();
   const GeometryKey key = geometry_key(pass, x, w, y, a, ConvTypes<T>::math());
+  std::lock_guard<std::mutex> lock(mutex);
   auto it = cache.find(key);
   if (it != cache.end()) return it->second;
   ConvDescriptors d = ConvDescriptors::make<T>(x, w, y, a);

@@ -1,51 +1,25 @@
 #pragma once
-// One library handle (cuBLAS, cuDNN) per device and thread: a handle must not be used by two
-// threads at once. Each is made on first use on its device and destroyed when the thread ends.
-// `Library` says how: a struct with Handle, kName and static create(Handle*), destroy(Handle)
-// and set_stream(Handle, cudaStream_t), the first and last checking their call.
+// The calling thread's library handle (cuBLAS, cuDNN) for an op's device, set to the op's stream.
+// Handles come from one process-wide pool per library (core/handle_pool.h): a thread holds one per
+// device while it lives and gives it back when it ends, for the next thread to use.
 #include <cuda_runtime_api.h>
 
-#include <array>
-#include <cstddef>
-
+#include "core/handle_pool.h"
 #include "core/kernel_args.h"
 #include "cuda/kernel_launch.h"
-#include "hwaro/errors.h"
 
 namespace hwaro::cuda {
 
-template <typename Library> class ThreadHandles {
- public:
-  using Handle = typename Library::Handle;
-  static constexpr int kMaxDevices = 64;
-
-  ThreadHandles() = default;
-  ThreadHandles(const ThreadHandles&) = delete;
-  ThreadHandles& operator=(const ThreadHandles&) = delete;
-  ~ThreadHandles() {
-    for (Handle h : handles_) {
-      if (h != nullptr) Library::destroy(h);  // at thread exit: nothing useful to do with a failure
-    }
-  }
-
-  // The handle of `device`, set to run on `stream`.
-  Handle get(int device, cudaStream_t stream) {
-    HWARO_CHECK(device >= 0 && device < kMaxDevices, Library::kName, " handles: device index ", device,
-                " is beyond ", kMaxDevices);
-    Handle& h = handles_[static_cast<std::size_t>(device)];
-    if (h == nullptr) Library::create(&h);
-    Library::set_stream(h, stream);
-    return h;
-  }
-
- private:
-  std::array<Handle, kMaxDevices> handles_{};
-};
-
-// The calling thread's handle for the device and stream of an op's output.
+// `Library` is HandlePool's, with set_stream(Handle, cudaStream_t) besides (checking its call).
+// The op's device is current (set_device_of) when a handle is first made for it.
 template <typename Library> typename Library::Handle handle_for(const KernelArgs& args) {
-  thread_local ThreadHandles<Library> handles;
-  return handles.get(args[0].device.index(), stream_of(args));
+  // Never destroyed: at exit the libraries' own state may be gone before a static pool's
+  // destructor would run, and destroying a handle then can crash; the driver reclaims them.
+  static auto* const pool = new HandlePool<Library>();
+  thread_local ThreadHandleLease<Library> lease(*pool);
+  const typename Library::Handle h = lease.get(args[0].device.index());
+  Library::set_stream(h, stream_of(args));
+  return h;
 }
 
 }  // namespace hwaro::cuda
