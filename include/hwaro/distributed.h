@@ -64,6 +64,9 @@ class ProcessGroup {
 // backend: "mpi" (CPU tensors; ranks started by mpirun) or "nccl" (GPU tensors; CUDA builds
 // with NCCL). Calling it twice is an error; so is a backend hwaro was built without. The ranks
 // are mpirun's: torchrun's WORLD_SIZE and RANK, where set, must agree with them (else an error).
+// "nccl" makes the rank's GPU (cuda:<local rank>) the calling thread's current device, as
+// torch.cuda.set_device(local_rank) in a PyTorch program; a rank with no GPU of its own is an
+// error on every rank, not a hang.
 void init_process_group(const std::string& backend = "mpi", std::chrono::milliseconds timeout = kDefaultTimeout);
 bool is_initialized();
 // Waits for what is still in flight, then shuts the backend down.

@@ -65,6 +65,7 @@ void Stream::synchronize() const {
 
 bool Stream::query() const {
   detail::require_gpu("hw::cuda::Stream::query()");
+  const detail::ScopedDevice on(device_);  // a null handle is the current device's default stream
   return HWARO_CUDA_QUERY(cudaStreamQuery(static_cast<cudaStream_t>(handle_)));
 }
 

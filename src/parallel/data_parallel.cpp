@@ -3,6 +3,7 @@
 #include "hwaro/nn/data_parallel.h"
 
 #include <exception>
+#include <optional>
 #include <sstream>
 #include <system_error>
 #include <thread>
@@ -245,11 +246,21 @@ Tensor DataParallelImpl::forward(const Tensor& input) {
     chunks[i] = input.narrow(0, start, std::min(chunk, rows - start)).to(devices_[i]);
   }
   const bool grad_enabled = is_grad_enabled();
+  // As torch.nn.parallel.parallel_apply, each replica runs with its GPU as the current device and
+  // on the caller's current stream of that GPU: a new thread would start on cuda:0's default
+  // stream, so that "cuda" inside forward named cuda:0, and the gather below (ordered after the
+  // caller's streams) would not wait for a replica that wrote its output elsewhere.
+  std::vector<std::optional<cuda::Stream>> streams(parts);
+  for (std::size_t i = 0; i < parts; ++i) {
+    if (devices_[i].is_cuda()) streams[i] = cuda::current_stream(devices_[i].index());
+  }
   std::vector<Tensor> outputs(parts);
   std::vector<std::exception_ptr> errors(parts);
   auto run = [&](std::size_t i) {
     try {
       GradModeGuard grad_mode(grad_enabled);  // grad mode is per thread
+      std::optional<cuda::StreamGuard> on_stream;
+      if (streams[i]) on_stream.emplace(*streams[i]);
       outputs[i] = replica(i)->forward(chunks[i]);
     } catch (...) {
       errors[i] = std::current_exception();

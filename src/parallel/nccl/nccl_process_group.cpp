@@ -133,6 +133,15 @@ class NcclProcessGroup final : public ProcessGroup {
       rank_ = bootstrap_->rank();
       world_ = bootstrap_->world_size();
       local_rank_ = bootstrap_->local_rank();
+      // Every rank learns whether every rank has its GPU before any of them goes into
+      // ncclCommInitRank, which waits for all the others with no timeout: a rank that stopped at
+      // the check below would leave the rest there for good.
+      Tensor has_gpu = full({1}, local_rank_ < cuda::device_count() ? 1 : 0, {.dtype = kInt32});
+      bootstrap_->all_reduce(has_gpu, ReduceOp::Min)->wait();
+      check_has_gpu();
+      HWARO_CHECK_AS(DistributedError, has_gpu.item<std::int32_t>() == 1, "init_process_group(\"nccl\"): another ",
+                     "rank has no GPU for its local rank (more ranks on its machine than GPUs); start at most one ",
+                     "rank per GPU");
       Tensor id_bytes = zeros({static_cast<std::int64_t>(sizeof id)}, {.dtype = kUInt8});
       if (rank_ == 0) {
         check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
@@ -143,11 +152,12 @@ class NcclProcessGroup final : public ProcessGroup {
     } else {
       check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
     }
-    HWARO_CHECK_AS(DistributedError, local_rank_ < cuda::device_count(), "init_process_group(\"nccl\"): rank ",
-                   rank_, " is local rank ", local_rank_, " of its machine but it has ", cuda::device_count(),
-                   " GPUs; start at most one rank per GPU");
+    check_has_gpu();
     device_ = local_rank_;
-    cuda::DeviceGuard guard(device_);
+    // The rank's GPU becomes the calling thread's current device and stays so, as a PyTorch
+    // program's torch.cuda.set_device(local_rank): "cuda" then names it, and no copy or wait of
+    // this rank makes a context on (and takes memory of) cuda:0.
+    cuda::set_device(device_);
     check_nccl(ncclCommInitRank(&comm_, world_, id, rank_), "ncclCommInitRank");
   }
 
@@ -158,6 +168,12 @@ class NcclProcessGroup final : public ProcessGroup {
     } else {
       ncclCommDestroy(comm_);
     }
+  }
+
+  void check_has_gpu() const {
+    HWARO_CHECK_AS(DistributedError, local_rank_ < cuda::device_count(), "init_process_group(\"nccl\"): rank ",
+                   rank_, " is local rank ", local_rank_, " of its machine but it has ", cuda::device_count(),
+                   " GPUs; start at most one rank per GPU");
   }
 
   std::string backend() const override { return "nccl"; }
