@@ -2,7 +2,7 @@
 // on that device's current stream, so that they run after the kernels that made their tensors
 // and before those that read the results, with no host synchronisation. A handle is a CUDA
 // event recorded after the NCCL call: wait() polls it, and NCCL's asynchronous error, until the
-// group's timeout. Ranks find each other through the MPI backend (rank 0's ncclUniqueId is
+// group's timeout; a timeout or an asynchronous error aborts the communicator. Ranks find each other through the MPI backend (rank 0's ncclUniqueId is
 // broadcast over it); a process not started by an MPI launcher is a group of one.
 // Built only in CUDA builds where NCCL is found (HWARO_WITH_NCCL). The machines hwaro is
 // developed on have no GPU, so this file is compiled there but never run: tests/
@@ -10,7 +10,6 @@
 #if HWARO_WITH_NCCL
 #include <nccl.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -74,12 +73,48 @@ bool started_by_mpi_launcher() {
   return false;
 }
 
+// The communicator, shared by the group and its handles. A collective that times out or fails
+// asynchronously aborts it at once, as PyTorch's watchdog does: its kernel would otherwise stay
+// on the rank's compute stream for good, and every later synchronisation of that stream (an
+// item(), a checkpoint's copy to the CPU, empty_cache) would hang. Later collectives are refused.
+class Communicator {
+ public:
+  explicit Communicator(ncclComm_t comm) : comm_(comm) {}
+  Communicator(const Communicator&) = delete;
+  Communicator& operator=(const Communicator&) = delete;
+  // Destroying waits for the work queued on the communicator; an aborted one has none left.
+  ~Communicator() {
+    if (aborted_.empty()) ncclCommDestroy(comm_);
+  }
+
+  // Runs `call(comm)` (an NCCL call, or ncclCommGetAsyncError) unless the communicator was aborted.
+  template <typename Call> ncclResult_t use(const char* name, Call&& call) {
+    std::lock_guard lock(mutex_);
+    HWARO_CHECK_AS(DistributedError, aborted_.empty(), "hw::distributed (NCCL): ", name, " refused: the ",
+                   "communicator was aborted after ", aborted_, "; call destroy_process_group() and start the ",
+                   "ranks again");
+    return call(comm_);
+  }
+
+  void abort(const std::string& why) {
+    std::lock_guard lock(mutex_);
+    if (!aborted_.empty()) return;
+    aborted_ = why;
+    ncclCommAbort(comm_);
+  }
+
+ private:
+  std::mutex mutex_;
+  ncclComm_t comm_;
+  std::string aborted_;  // why, once aborted
+};
+
 class NcclWork final : public Work {
  public:
-  NcclWork(std::string what, ncclComm_t comm, std::shared_ptr<std::atomic<bool>> timed_out,
-           std::chrono::milliseconds timeout, int rank, int world, std::vector<Tensor> buffers, cuda::Event done)
-      : what_(std::move(what)), comm_(comm), timed_out_(std::move(timed_out)), deadline_(Clock::now() + timeout),
-        timeout_(timeout), rank_(rank), world_(world), buffers_(std::move(buffers)), done_event_(std::move(done)) {}
+  NcclWork(std::string what, std::shared_ptr<Communicator> comm, std::chrono::milliseconds timeout, int rank,
+           int world, std::vector<Tensor> buffers, cuda::Event done)
+      : what_(std::move(what)), comm_(std::move(comm)), deadline_(Clock::now() + timeout), timeout_(timeout),
+        rank_(rank), world_(world), buffers_(std::move(buffers)), done_event_(std::move(done)) {}
 
   bool is_completed() override {
     std::lock_guard lock(mutex_);
@@ -90,14 +125,18 @@ class NcclWork final : public Work {
       return true;
     }
     ncclResult_t async = ncclSuccess;
-    check_nccl(ncclCommGetAsyncError(comm_, &async), "ncclCommGetAsyncError");
-    check_nccl(async, what_.c_str());
+    check_nccl(comm_->use("ncclCommGetAsyncError", [&](ncclComm_t c) { return ncclCommGetAsyncError(c, &async); }),
+               "ncclCommGetAsyncError");
+    if (async != ncclSuccess) {
+      comm_->abort(what_ + " failed (" + ncclGetErrorString(async) + ")");
+      check_nccl(async, what_.c_str());
+    }
     return false;
   }
 
   void wait() override {
     detail::poll_until_complete([this] { return is_completed(); }, deadline_, [this] {
-      timed_out_->store(true);  // the communicator is then aborted, not destroyed
+      comm_->abort(what_ + " timed out");
       throw_collective_timeout("NCCL", what_, timeout_, rank_, world_);
     });
   }
@@ -105,8 +144,7 @@ class NcclWork final : public Work {
  private:
   std::mutex mutex_;
   std::string what_;
-  ncclComm_t comm_;
-  std::shared_ptr<std::atomic<bool>> timed_out_;
+  std::shared_ptr<Communicator> comm_;
   Clock::time_point deadline_;
   std::chrono::milliseconds timeout_;
   int rank_, world_;
@@ -158,16 +196,9 @@ class NcclProcessGroup final : public ProcessGroup {
     // program's torch.cuda.set_device(local_rank): "cuda" then names it, and no copy or wait of
     // this rank makes a context on (and takes memory of) cuda:0.
     cuda::set_device(device_);
-    check_nccl(ncclCommInitRank(&comm_, world_, id, rank_), "ncclCommInitRank");
-  }
-
-  ~NcclProcessGroup() override {
-    // A collective that timed out may never finish: destroying would wait for it, aborting does not.
-    if (timed_out_->load()) {
-      ncclCommAbort(comm_);
-    } else {
-      ncclCommDestroy(comm_);
-    }
+    ncclComm_t comm = nullptr;
+    check_nccl(ncclCommInitRank(&comm, world_, id, rank_), "ncclCommInitRank");
+    comm_ = std::make_shared<Communicator>(comm);
   }
 
   void check_has_gpu() const {
@@ -184,17 +215,17 @@ class NcclProcessGroup final : public ProcessGroup {
   std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op) override {
     check_on_my_gpu("all_reduce", "the tensor", tensor);
     check_reducible("all_reduce", tensor, op);
-    return enqueue(describe_collective("all_reduce", op, tensor), {tensor}, "ncclAllReduce", [&](cudaStream_t s) {
+    return enqueue(describe_collective("all_reduce", op, tensor), {tensor}, "ncclAllReduce", [&](ncclComm_t comm, cudaStream_t s) {
       return ncclAllReduce(tensor.data_ptr(), tensor.data_ptr(), static_cast<std::size_t>(tensor.numel()),
-                           nccl_type(tensor.dtype()), nccl_op(op), comm_, s);
+                           nccl_type(tensor.dtype()), nccl_op(op), comm, s);
     });
   }
 
   std::shared_ptr<Work> broadcast(const Tensor& tensor, int src) override {
     check_on_my_gpu("broadcast", "the tensor", tensor);
     HWARO_CHECK(src >= 0 && src < world_, "broadcast: src must be a rank in [0, ", world_, "), got ", src);
-    return enqueue(describe_collective("broadcast", std::nullopt, tensor), {tensor}, "ncclBroadcast", [&](cudaStream_t s) {
-      return ncclBroadcast(tensor.data_ptr(), tensor.data_ptr(), tensor.nbytes(), ncclUint8, src, comm_, s);
+    return enqueue(describe_collective("broadcast", std::nullopt, tensor), {tensor}, "ncclBroadcast", [&](ncclComm_t comm, cudaStream_t s) {
+      return ncclBroadcast(tensor.data_ptr(), tensor.data_ptr(), tensor.nbytes(), ncclUint8, src, comm, s);
     });
   }
 
@@ -206,9 +237,9 @@ class NcclProcessGroup final : public ProcessGroup {
     keep.push_back(input);
     keep.push_back(gathered);
     // The copies out of `gathered` are queued on the same stream, after the NCCL call.
-    return enqueue(describe_collective("all_gather", std::nullopt, input), keep, "ncclAllGather", [&](cudaStream_t s) {
+    return enqueue(describe_collective("all_gather", std::nullopt, input), keep, "ncclAllGather", [&](ncclComm_t comm, cudaStream_t s) {
       const ncclResult_t result = ncclAllGather(input.data_ptr(), gathered.data_ptr(), input.nbytes(), ncclUint8,
-                                                comm_, s);
+                                                comm, s);
       if (result == ncclSuccess) {
         NoGradGuard no_grad;
         for (std::size_t r = 0; r < outputs.size(); ++r) {
@@ -227,17 +258,17 @@ class NcclProcessGroup final : public ProcessGroup {
     std::vector<Tensor> flat;
     for (const Tensor& t : inputs) flat.push_back(t.reshape({-1}));
     const Tensor send = cat(flat, 0);
-    return enqueue(describe_collective("reduce_scatter", op, output), {output, send}, "ncclReduceScatter", [&](cudaStream_t s) {
+    return enqueue(describe_collective("reduce_scatter", op, output), {output, send}, "ncclReduceScatter", [&](ncclComm_t comm, cudaStream_t s) {
       return ncclReduceScatter(send.data_ptr(), output.data_ptr(), static_cast<std::size_t>(output.numel()),
-                               nccl_type(output.dtype()), nccl_op(op), comm_, s);
+                               nccl_type(output.dtype()), nccl_op(op), comm, s);
     });
   }
 
   // NCCL has no barrier: a one-element all-reduce on the GPU stands in for it, as in PyTorch.
   std::shared_ptr<Work> barrier() override {
     const Tensor token = zeros({1}, {.dtype = kFloat32, .device = Device(DeviceType::CUDA, device_)});
-    return enqueue("barrier", {token}, "ncclAllReduce", [&](cudaStream_t s) {
-      return ncclAllReduce(token.data_ptr(), token.data_ptr(), 1, ncclFloat32, ncclSum, comm_, s);
+    return enqueue("barrier", {token}, "ncclAllReduce", [&](ncclComm_t comm, cudaStream_t s) {
+      return ncclAllReduce(token.data_ptr(), token.data_ptr(), 1, ncclFloat32, ncclSum, comm, s);
     });
   }
 
@@ -253,18 +284,18 @@ class NcclProcessGroup final : public ProcessGroup {
   std::shared_ptr<Work> enqueue(std::string what, std::vector<Tensor> buffers, const char* name, Call&& call) {
     cuda::DeviceGuard guard(device_);
     const cuda::Stream stream = cuda::current_stream(device_);
-    check_nccl(call(static_cast<cudaStream_t>(stream.native_handle())), name);
+    check_nccl(comm_->use(name, [&](ncclComm_t c) { return call(c, static_cast<cudaStream_t>(stream.native_handle())); }),
+               name);
     cuda::Event done;
     done.record(stream);
-    return std::make_shared<NcclWork>(std::move(what), comm_, timed_out_, timeout_, rank_, world_,
-                                      std::move(buffers), std::move(done));
+    return std::make_shared<NcclWork>(std::move(what), comm_, timeout_, rank_, world_, std::move(buffers),
+                                      std::move(done));
   }
 
   std::chrono::milliseconds timeout_;
   std::unique_ptr<ProcessGroup> bootstrap_;  // the MPI group the ranks met through (none in a group of one)
-  ncclComm_t comm_ = nullptr;
+  std::shared_ptr<Communicator> comm_;  // the handles share it: it ends after the last of them
   int rank_ = 0, world_ = 1, local_rank_ = 0, device_ = 0;
-  std::shared_ptr<std::atomic<bool>> timed_out_ = std::make_shared<std::atomic<bool>>(false);
 };
 
 }  // namespace
