@@ -269,6 +269,21 @@ TEST(Autograd, GradientsComeBackInTheInputsDtype) {
   EXPECT_EQ(grad_of(x), std::vector<double>(4, 2.0));
 }
 
+// As PyTorch's AccumulateGrad: a leaf's gradient lands in .grad the moment it is complete, not
+// after every node created later (here exp's) has run. DistributedDataParallel's all-reduce of a
+// bucket starts from there, so this is what lets it overlap the rest of backward.
+TEST(Autograd, ALeafsGradientIsAccumulatedAsSoonAsItIsComplete) {
+  Tensor x = randn({4}).set_requires_grad(true);
+  Tensor w = randn({4}).set_requires_grad(true);
+  Tensor b = (x * 2.0).exp();
+  Tensor loss = (b * w).sum();
+  bool w_grad_ready_before_exp = false;
+  b.grad_fn()->add_pre_hook([&](const Tensor&) { w_grad_ready_before_exp = w.grad().defined(); });
+  loss.backward();
+  EXPECT_TRUE(w_grad_ready_before_exp);
+  EXPECT_TRUE(x.grad().defined());
+}
+
 TEST(Autograd, BackwardOfSeveralRoots) {
   Tensor x = tensor({1.0, 2.0}).set_requires_grad(true);
   autograd::backward({(x * 2).sum(), (x * x).sum()});

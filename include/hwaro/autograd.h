@@ -74,7 +74,11 @@ class Node {
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   std::vector<Edge>& mutable_next_edges() { return next_edges_; }
-  // Creation order: the engine runs later nodes first.
+  // Creation order: the engine runs later nodes first. A node that ends a path (a leaf's
+  // accumulation) takes kAsSoonAsReady, as PyTorch's AccumulateGrad: it runs the moment its
+  // gradient is complete, so that .grad (and DistributedDataParallel's bucket all-reduce, which
+  // starts from there) is not held back until the rest of backward has run.
+  static constexpr std::uint64_t kAsSoonAsReady = ~std::uint64_t{0};
   std::uint64_t sequence_nr() const { return sequence_nr_; }
   void set_sequence_nr(std::uint64_t n) { sequence_nr_ = n; }
 

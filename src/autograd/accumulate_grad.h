@@ -6,7 +6,7 @@ namespace hwaro::autograd {
 
 class AccumulateGrad : public Node {
  public:
-  explicit AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) {}
+  explicit AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) { set_sequence_nr(kAsSoonAsReady); }
   std::string name() const override { return "AccumulateGrad"; }
   std::vector<Tensor> apply(const Tensor& grad_output) override;
 

@@ -103,7 +103,9 @@ class AccumulateThenReduce final : public autograd::Node {
  public:
   AccumulateThenReduce(Tensor param, std::weak_ptr<DistributedDataParallelImpl::Reducer> reducer, std::size_t bucket,
                        std::size_t slot)
-      : param_(std::move(param)), reducer_(std::move(reducer)), bucket_(bucket), slot_(slot) {}
+      : param_(std::move(param)), reducer_(std::move(reducer)), bucket_(bucket), slot_(slot) {
+    set_sequence_nr(kAsSoonAsReady);  // so that a full bucket's all-reduce starts during backward
+  }
   std::string name() const override { return "DistributedDataParallelAccumulateGrad"; }
   std::vector<Tensor> apply(const Tensor& grad_output) override {
     autograd::accumulate_into(param_, grad_output);
