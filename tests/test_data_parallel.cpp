@@ -4,6 +4,7 @@
 // transparent, and each wrong use is a clear error.
 #include <atomic>
 #include <cmath>
+#include <thread>
 
 #include "support/test_support.h"
 #include "testing/test_backend.h"
@@ -315,6 +316,52 @@ TEST_F(DataParallelTest, NoGradForwardRecordsNothing) {
   nn::DataParallel dp(make_mlp(), {Device("cpu"), test_device(1)});
   NoGradGuard no_grad;
   EXPECT_FALSE(dp->forward(random_tensor({4, 6}, kFloat32, rng)).requires_grad());
+}
+
+// Adds noise drawn from the default generator (as dropout draws its mask). Replica 0 (on the CPU)
+// first draws 1000 numbers more when `extra_draws` is set; replica 1 (on test:1) waits until
+// replica 0 has finished, so that drawing from one shared generator would give it numbers that
+// depend on how many replica 0 took.
+std::atomic<bool> extra_draws{false};
+std::atomic<bool> replica_0_done{false};
+
+struct NoisyImpl : nn::Module {
+  Tensor forward(const Tensor& x) override {
+    if (x.device().is_cpu()) {
+      if (extra_draws) rand({1000});
+      Tensor out = x + rand_like(x);
+      replica_0_done = true;
+      return out;
+    }
+    while (!replica_0_done) std::this_thread::yield();
+    return x + rand_like(x);
+  }
+};
+HWARO_MODULE(Noisy);
+
+TEST_F(DataParallelTest, EachReplicaDrawsFromItsOwnGeneratorSoASeededRunRepeats) {
+  Noisy module;
+  nn::DataParallel dp(module, {Device("cpu"), test_device(1)});
+  const Tensor x = zeros({4, 3});
+  const auto run = [&](bool extra) {
+    extra_draws = extra;
+    replica_0_done = false;
+    manual_seed(2024);
+    return values_of(dp->forward(x));
+  };
+  const std::vector<double> plain = run(false), again = run(false), with_extra = run(true);
+  EXPECT_EQ(plain, again);  // a seeded run repeats
+  // Replica 1's rows (the last two) do not depend on what replica 0 drew.
+  EXPECT_EQ(std::vector<double>(plain.begin() + 6, plain.end()), std::vector<double>(with_extra.begin() + 6, with_extra.end()));
+  // The replicas' noises are not one and the same draw.
+  EXPECT_NE(std::vector<double>(plain.begin(), plain.begin() + 6), std::vector<double>(plain.begin() + 6, plain.end()));
+  // The next forward draws new numbers: the generators come from the default one, which moves on.
+  manual_seed(2024);
+  extra_draws = false;
+  replica_0_done = false;
+  dp->forward(x);
+  replica_0_done = false;
+  EXPECT_NE(values_of(dp->forward(x)), plain);
 }
 
 // Throws E("failed on purpose") when it runs on test:1; elsewhere returns its input.

@@ -7,15 +7,29 @@
 #include "hwaro/ops.h"
 #include "kernels/philox.h"
 #include "ops/op_helpers.h"
+#include "ops/thread_generator.h"
 
 namespace hwaro {
 
-Generator& default_generator() {
+namespace {
+
+Generator& process_generator() {
   static Generator generator;
   return generator;
 }
 
-void manual_seed(std::uint64_t seed) { default_generator().manual_seed(seed); }
+thread_local Generator* thread_generator = nullptr;  // ops::ThreadGeneratorGuard's
+
+}  // namespace
+
+Generator& default_generator() { return thread_generator != nullptr ? *thread_generator : process_generator(); }
+
+void manual_seed(std::uint64_t seed) { process_generator().manual_seed(seed); }
+
+ops::ThreadGeneratorGuard::ThreadGeneratorGuard(Generator& generator)
+    : previous_(std::exchange(thread_generator, &generator)) {}
+
+ops::ThreadGeneratorGuard::~ThreadGeneratorGuard() { thread_generator = previous_; }
 
 namespace {
 

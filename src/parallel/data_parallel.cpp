@@ -16,6 +16,7 @@
 #include "hwaro/errors.h"
 #include "hwaro/generator.h"
 #include "hwaro/ops.h"
+#include "ops/thread_generator.h"
 
 namespace hwaro::nn {
 
@@ -83,6 +84,18 @@ std::vector<Device> default_devices(const Module& module) {
   for (int i = 0; i < cuda::device_count(); ++i) devices.emplace_back(DeviceType::CUDA, i);
   if (devices.empty()) devices.push_back(module.device());
   return devices;
+}
+
+// A replica's seed: the default generator's seed and a counter taken from it, mixed (SplitMix64's
+// finaliser) so that neighbouring counters give unrelated Philox streams.
+std::uint64_t replica_seed(std::uint64_t seed, std::uint64_t counter) {
+  const auto mix = [](std::uint64_t x) {
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+  };
+  return mix(seed ^ mix(counter));
 }
 
 std::string device_list(const std::vector<Device>& devices) {
@@ -254,11 +267,23 @@ Tensor DataParallelImpl::forward(const Tensor& input) {
   for (std::size_t i = 0; i < parts; ++i) {
     if (devices_[i].is_cuda()) streams[i] = cuda::current_stream(devices_[i].index());
   }
+  // Each replica draws (dropout's masks) from a generator of its own, seeded from the default
+  // generator and a counter taken from it here, so that a seeded run gives the same numbers
+  // whatever order the threads run in; the replicas sharing the default generator took their
+  // counters in that order. PyTorch gets the same from its one generator per GPU.
+  std::vector<Generator> generators;
+  generators.reserve(parts);
+  {
+    Generator& shared = default_generator();
+    const std::uint64_t first = shared.take(parts);
+    for (std::size_t i = 0; i < parts; ++i) generators.emplace_back(replica_seed(shared.seed(), first + i));
+  }
   std::vector<Tensor> outputs(parts);
   std::vector<std::exception_ptr> errors(parts);
   auto run = [&](std::size_t i) {
     try {
       GradModeGuard grad_mode(grad_enabled);  // grad mode is per thread
+      const ops::ThreadGeneratorGuard own_generator(generators[i]);
       std::optional<cuda::StreamGuard> on_stream;
       if (streams[i]) on_stream.emplace(*streams[i]);
       outputs[i] = replica(i)->forward(chunks[i]);
