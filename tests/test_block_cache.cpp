@@ -104,6 +104,7 @@ class FakeSync final : public StreamSync {
  public:
   EventHandle record(StreamId stream) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (fail_record_on_ == stream) throw Error("recording an event failed");
     const EventHandle e = next_++;
     events_.emplace(e, Event{stream, false});
     ++recorded_;
@@ -129,6 +130,11 @@ class FakeSync final : public StreamSync {
       if (e.stream == stream) e.done = true;
     }
   }
+  // record() on `stream` throws from now on (0: never), as a broken GPU context's would.
+  void fail_record_on(StreamId stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fail_record_on_ = stream;
+  }
   int recorded() const {
     std::lock_guard<std::mutex> lock(mutex_);
     return recorded_;
@@ -149,6 +155,7 @@ class FakeSync final : public StreamSync {
   };
   mutable std::mutex mutex_;
   EventHandle next_ = 1;
+  StreamId fail_record_on_ = 0;
   int recorded_ = 0;
   int synchronized_ = 0;
   std::map<EventHandle, Event> events_;
@@ -327,6 +334,29 @@ TEST_F(BlockCacheTest, RecordStreamDefersReuseUntilTheEventCompletes) {
   EXPECT_EQ(sync.recorded(), 2);
 }
 
+// A free that cannot record its events (the second stream's fails) changes nothing: the block stays
+// allocated, with both streams still recorded, and no event is left behind; freed again once
+// recording works, it waits for both streams as any other.
+TEST_F(BlockCacheTest, AFreeWhoseEventCannotBeRecordedLeavesTheBlockAllocated) {
+  void* p = cache.allocate(4 * KiB, kStream1);
+  void* neighbour = cache.allocate(4 * KiB, kStream1);  // freed later: it must not merge p back in
+  cache.record_stream(p, kStream2);
+  cache.record_stream(p, kStream3);
+  sync.fail_record_on(kStream3);
+  EXPECT_TRUE(test::throws_with<Error>([&] { cache.free(p); }, "recording an event failed"));
+  EXPECT_EQ(allocated(), static_cast<std::int64_t>(8 * KiB));
+  EXPECT_EQ(sync.outstanding(), 0u);
+  cache.free(neighbour);
+  EXPECT_NE(cache.allocate(4 * KiB, kStream1), p);
+  sync.fail_record_on(0);
+  cache.free(p);
+  EXPECT_EQ(sync.outstanding(), 2u);
+  sync.complete(kStream2);
+  EXPECT_NE(cache.allocate(4 * KiB, kStream1), p);  // stream 3 still holds it
+  sync.complete(kStream3);
+  EXPECT_EQ(cache.allocate(4 * KiB, kStream1), p);
+}
+
 TEST_F(BlockCacheTest, UnknownPointersAreErrors) {
   void* p = cache.allocate(512, kStream1);
   char other = 0;
@@ -426,6 +456,13 @@ TEST_F(BlockCacheTest, SecondFailureThrowsOutOfMemoryError) {
   cache.free(live);
   EXPECT_TRUE(test::throws_with<OutOfMemoryError>(
       [&] { cache.allocate(std::numeric_limits<std::size_t>::max(), kStream1); }, "tried to allocate"));
+  // A request of INT64_MAX bytes (hw::empty({INT64_MAX}) in uint8) rounds to 2^63: shown as such,
+  // not as a negative size.
+  const std::size_t huge = static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max());
+  EXPECT_TRUE(test::throws_with<OutOfMemoryError>([&] { cache.allocate(huge, kStream1); },
+                                                  "tried to allocate 8589934592.00 GiB (9223372036854775807 bytes "
+                                                  "requested; the device could not provide a segment of "
+                                                  "8589934592.00 GiB)"));
 }
 
 TEST_F(BlockCacheTest, StatsAndPeaks) {

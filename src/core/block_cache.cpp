@@ -6,6 +6,7 @@
 #include <sstream>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "hwaro/errors.h"
 
@@ -34,6 +35,15 @@ std::string format_bytes(std::int64_t bytes) {
 }
 
 std::int64_t as_signed(std::size_t n) { return static_cast<std::int64_t>(n); }
+
+// A request's size, which may pass INT64_MAX (a rounded 2^63 - 1 byte request is 2^63), where
+// as_signed would print it negative.
+std::string format_request(std::size_t bytes) {
+  if (bytes <= static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) return format_bytes(as_signed(bytes));
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(2) << static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0) << " GiB";
+  return out.str();
+}
 
 }  // namespace
 
@@ -120,19 +130,27 @@ void BlockCache::free(void* ptr) {
   if (ptr == nullptr) return;
   std::lock_guard<std::mutex> lock(mutex_);
   Block* block = find_allocated(ptr, "free");
+  // The block's memory may still be read or written by work queued on the recorded streams: it
+  // returns to its pool once each of them has passed this point. The events are recorded before
+  // anything changes, so that a failure to record one (a GPU context broken by an earlier error)
+  // leaves the block allocated, as it was, instead of half freed.
+  std::vector<EventHandle> events;
+  events.reserve(block->stream_uses.size());
+  try {
+    for (StreamId s : block->stream_uses) events.push_back(sync_.record(s));
+  } catch (...) {
+    for (EventHandle e : events) sync_.release(e);
+    throw;
+  }
   allocated_.erase(block->ptr);
   block->allocated = false;
   stats_.allocated_bytes.add(-as_signed(block->size));
-  if (block->stream_uses.empty()) {
+  if (events.empty()) {
     return_to_pool(block);
     return;
   }
-  // The block's memory may still be read or written by work queued on the recorded
-  // streams: it returns to its pool once each of them has passed this point.
-  for (StreamId s : block->stream_uses) {
-    pending_.push_back(PendingEvent{sync_.record(s), block});
-    ++block->pending_events;
-  }
+  for (EventHandle e : events) pending_.push_back(PendingEvent{e, block});
+  block->pending_events += static_cast<int>(events.size());
   block->stream_uses.clear();
 }
 
@@ -282,8 +300,8 @@ void BlockCache::throw_out_of_memory(std::size_t requested, std::size_t rounded,
   const std::int64_t allocated = stats_.allocated_bytes.current;
   const std::int64_t reserved = stats_.reserved_bytes.current;
   throw OutOfMemoryError(detail::str_cat(
-      "Out of memory on ", device_name_, ": tried to allocate ", format_bytes(as_signed(rounded)), " (", requested,
-      " bytes requested; the device could not provide a segment of ", format_bytes(as_signed(segment)), "). ",
+      "Out of memory on ", device_name_, ": tried to allocate ", format_request(rounded), " (", requested,
+      " bytes requested; the device could not provide a segment of ", format_request(segment), "). ",
       format_bytes(allocated), " is allocated by tensors, ", format_bytes(reserved),
       " is reserved by the caching allocator, and ", format_bytes(reserved - allocated),
       " of it is free (reserved but not allocated). Use a smaller batch size, or call hw::cuda::empty_cache() "
