@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -23,6 +24,12 @@ TEST(CpuAllocator, BlocksAreAlignedTo64Bytes) {
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p.get()) % 64, 0u) << n << " bytes";
   }
   EXPECT_EQ(hw::cpu::cpu_allocator().allocate(0).get(), nullptr);
+}
+
+// A size whose rounding to 64 KiB would wrap to a tiny one is refused, not granted as that.
+TEST(CpuAllocator, ARequestNearTheLargestSizeIsOutOfMemory) {
+  const std::size_t huge = std::numeric_limits<std::size_t>::max() - 100;
+  EXPECT_THROW(hw::cpu::cpu_allocator().allocate(huge), hw::OutOfMemoryError);
 }
 
 TEST(CpuAllocator, LargeFreedBlockIsReusedWithoutTheOs) {

@@ -198,5 +198,18 @@ TEST_F(HostBlockCacheTest, OutOfMemoryReleasesTheCacheRetriesOnceThenThrows) {
   cache.free(b);
 }
 
+TEST_F(HostBlockCacheTest, ARequestNoPowerOfTwoCanHoldIsOutOfMemory) {
+  HostBlockCache cache(backing_, events_);
+  const std::size_t too_large = (std::size_t{1} << 63) + 1;
+  try {
+    (void)cache.allocate(too_large);
+    FAIL() << "did not throw";
+  } catch (const OutOfMemoryError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("a request of 9223372036854775809 bytes"), std::string::npos) << what;
+  }
+  EXPECT_TRUE(backing_.live.empty());
+}
+
 }  // namespace
 }  // namespace hwaro

@@ -1,6 +1,7 @@
 #include "core/host_block_cache.h"
 
 #include <bit>
+#include <limits>
 
 #include "hwaro/errors.h"
 
@@ -19,6 +20,10 @@ HostBlockCache::~HostBlockCache() {
 
 void* HostBlockCache::allocate(std::size_t nbytes) {
   if (nbytes == 0) return nullptr;
+  // Above 2^63 no power of two holds the request (bit_ceil's result would not be representable).
+  constexpr std::size_t kLargestClass = (std::numeric_limits<std::size_t>::max() >> 1) + 1;
+  HWARO_CHECK_AS(OutOfMemoryError, nbytes <= kLargestClass, "pinned host memory: a request of ", nbytes,
+                 " bytes is more than any machine has");
   const std::size_t size = size_class(nbytes);
   std::lock_guard<std::mutex> lock(mutex_);
   process_freed_locked();

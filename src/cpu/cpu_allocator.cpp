@@ -1,6 +1,7 @@
 #include "cpu/cpu_allocator.h"
 
 #include <cstdlib>
+#include <limits>
 #include <new>
 
 #include "hwaro/errors.h"
@@ -31,6 +32,9 @@ DataPtr CpuAllocator::allocate(std::size_t nbytes) {
   const Device cpu(DeviceType::CPU);
   if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, cpu);
   if (nbytes < kCacheMinBytes) return DataPtr(aligned_malloc(nbytes), context_for(0), &CpuAllocator::release, cpu);
+  // Above this the rounding would wrap to a tiny size, which malloc would grant.
+  HWARO_CHECK_AS(OutOfMemoryError, nbytes <= std::numeric_limits<std::size_t>::max() - kLargeRounding,
+                 "CPU out of memory: tried to allocate ", nbytes, " bytes, more than any machine has");
   const std::size_t rounded = round_up(nbytes, kLargeRounding);
   {
     std::lock_guard lock(mutex_);
