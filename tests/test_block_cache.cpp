@@ -116,6 +116,7 @@ class FakeSync final : public StreamSync {
   }
   void synchronize(EventHandle event) override {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (fail_synchronize_) throw Error("synchronizing an event failed");
     events_.at(event).done = true;
     ++synchronized_;
   }
@@ -129,6 +130,10 @@ class FakeSync final : public StreamSync {
     for (auto& [handle, e] : events_) {
       if (e.stream == stream) e.done = true;
     }
+  }
+  void fail_synchronize(bool fail) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    fail_synchronize_ = fail;
   }
   // record() on `stream` throws from now on (0: never), as a broken GPU context's would.
   void fail_record_on(StreamId stream) {
@@ -156,6 +161,7 @@ class FakeSync final : public StreamSync {
   mutable std::mutex mutex_;
   EventHandle next_ = 1;
   StreamId fail_record_on_ = 0;
+  bool fail_synchronize_ = false;
   int recorded_ = 0;
   int synchronized_ = 0;
   std::map<EventHandle, Event> events_;
@@ -355,6 +361,22 @@ TEST_F(BlockCacheTest, AFreeWhoseEventCannotBeRecordedLeavesTheBlockAllocated) {
   EXPECT_NE(cache.allocate(4 * KiB, kStream1), p);  // stream 3 still holds it
   sync.complete(kStream3);
   EXPECT_EQ(cache.allocate(4 * KiB, kStream1), p);
+}
+
+// empty_cache() waits for the pending events; one that cannot be waited for stays pending (its
+// block is not lost for good), and the next empty_cache() waits for it and frees the segment.
+TEST_F(BlockCacheTest, AnEventThatCannotBeWaitedForStaysPending) {
+  void* p = cache.allocate(4 * KiB, kStream1);
+  cache.record_stream(p, kStream2);
+  cache.free(p);
+  sync.fail_synchronize(true);
+  EXPECT_TRUE(test::throws_with<Error>([&] { cache.empty_cache(); }, "synchronizing an event failed"));
+  EXPECT_EQ(sync.outstanding(), 1u);
+  sync.fail_synchronize(false);
+  cache.empty_cache();
+  EXPECT_EQ(sync.outstanding(), 0u);
+  EXPECT_EQ(reserved(), 0);
+  EXPECT_EQ(backing.live_bytes(), 0u);
 }
 
 TEST_F(BlockCacheTest, UnknownPointersAreErrors) {

@@ -46,12 +46,16 @@ class FakeHostEvents final : public HostEvents {
     pending.insert(++next);
     return next;
   }
-  bool query(EventHandle event) override { return pending.count(event) == 0; }
-  void release(EventHandle event) override { released.insert(event); }
+  bool query(EventHandle event) override {
+    if (event == throw_on_query) throw Error("querying an event failed");
+    return pending.count(event) == 0;
+  }
+  void release(EventHandle event) override { EXPECT_TRUE(released.insert(event).second) << "event " << event << " released twice"; }
   void synchronize_stream(int device, StreamId stream) override { waited.emplace_back(device, stream); }
   void complete_all() { pending.clear(); }
 
   bool fail_records = false;
+  EventHandle throw_on_query = 0;  // query() of this event throws, as a broken GPU context's would
   EventHandle next = 0;
   std::set<EventHandle> pending;
   std::set<EventHandle> released;
@@ -139,6 +143,24 @@ TEST_F(HostBlockCacheTest, CopiesPendingAnswersForALiveBlockThatIsKept) {
   EXPECT_EQ(events_.released.size(), 1u);
   int pageable = 0;
   EXPECT_FALSE(cache.copies_pending(&pageable));
+  cache.free(a);
+}
+
+// A query that throws after an earlier copy's event was released leaves that event out of the
+// block's list, so that it is not released again once the queries work (FakeHostEvents fails then).
+TEST_F(HostBlockCacheTest, AQueryThatThrowsReleasesNoEventTwice) {
+  HostBlockCache cache(backing_, events_);
+  void* a = cache.allocate(512);
+  cache.record_event(a, 0, 1);  // event 1
+  cache.record_event(a, 0, 2);  // event 2
+  events_.pending.erase(1);
+  events_.throw_on_query = 2;
+  EXPECT_THROW(cache.copies_pending(a), Error);
+  events_.throw_on_query = 0;
+  EXPECT_TRUE(cache.copies_pending(a));
+  events_.complete_all();
+  EXPECT_FALSE(cache.copies_pending(a));
+  EXPECT_EQ(events_.released, (std::set<EventHandle>{1, 2}));
   cache.free(a);
 }
 

@@ -263,8 +263,8 @@ void BlockCache::process_events() {
 void BlockCache::synchronize_and_free_events() {
   while (!pending_.empty()) {
     const PendingEvent p = pending_.front();
+    sync_.synchronize(p.event);  // a failure leaves the event pending, to be waited for again
     pending_.pop_front();
-    sync_.synchronize(p.event);
     sync_.release(p.event);
     if (--p.block->pending_events == 0) return_to_pool(p.block);
   }

@@ -72,16 +72,17 @@ void HostBlockCache::record_event(const void* ptr, int device, StreamId stream) 
   if (event != 0) copies.push_back({device, stream, event});
 }
 
+// Each finished copy leaves the list as its event is released, so that a query that throws part
+// of the way (a broken GPU context) leaves no released event behind to be released again.
 bool HostBlockCache::settle_locked(Block& block) {
-  std::vector<PendingCopy> still_running;
-  for (const PendingCopy& copy : block.copies) {
-    if (events_.query(copy.event)) {
-      events_.release(copy.event);
+  for (auto it = block.copies.begin(); it != block.copies.end();) {
+    if (events_.query(it->event)) {
+      events_.release(it->event);
+      it = block.copies.erase(it);
     } else {
-      still_running.push_back(copy);
+      ++it;
     }
   }
-  block.copies = std::move(still_running);
   return block.copies.empty();
 }
 
