@@ -362,7 +362,7 @@ TEST(Optim, AMismatchedGradientIsRefusedBeforeAnyStateChanges) {
   for (const auto& [bad, what] : std::vector<std::pair<Tensor, std::string>>{
            {ones({3}, {.dtype = kFloat64}), "float64 [3] on cpu but the parameter is float64 [2] on cpu"},
            {ones({2}, {.dtype = kFloat32}), "float32 [2] on cpu but the parameter is float64 [2]"},
-           {ones({2}, {.dtype = kFloat64, .device = other_device()}), "float64 [2] on " + other_device().str()}}) {
+           {ones({2}, {.dtype = kFloat64, .device = other_device()}), "on " + other_device().str() + " but the parameter is on cpu"}}) {
     q.mutable_grad() = bad;
     EXPECT_TRUE(throws_with<Error>([&] { sgd.step(); }, "SGD.step(): the gradient of parameter 1 is " + what));
     EXPECT_TRUE(throws_with<Error>([&] { adam.step(); }, "Adam.step(): the gradient of parameter 1"));

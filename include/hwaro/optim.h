@@ -55,7 +55,9 @@ class Optimizer {
   std::int64_t& steps_of(std::size_t index) { return steps_[index]; }
   bool has_steps(std::size_t index) const { return steps_.count(index) != 0; }
   // Throws, naming the parameter, where a gradient differs from its parameter in device, dtype
-  // or shape: step() calls it first, so that a refused step changes no state at all.
+  // or shape, or where the state of a parameter with a gradient is on another device (the model
+  // was moved after the first step): step() calls it first, so that a refused step changes no
+  // state at all.
   void check_gradients() const;
   const std::string& name() const { return name_; }
   // The momentum (SGD's) or beta1 (Adam's) of the first group and of every group added later.

@@ -117,7 +117,7 @@ void backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& gra
     }
     HWARO_CHECK(g.sizes() == t.sizes(), "backward: the gradient has shape ", g.sizes(), " but the tensor has shape ",
                 t.sizes());
-    HWARO_CHECK(g.device() == t.device(), "backward: the gradient is on ", g.device(), " but the tensor is on ",
+    HWARO_CHECK_AS(DeviceMismatchError, g.device() == t.device(), "backward: the gradient is on ", g.device(), " but the tensor is on ",
                 t.device());
     HWARO_CHECK(is_floating_point(g.dtype()), "backward: the gradient must have a floating point dtype, like the ",
                 "tensor's (", t.dtype(), "), but it is ", g.dtype());

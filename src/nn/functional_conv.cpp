@@ -12,6 +12,7 @@
 
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
+#include "ops/op_helpers.h"
 #include "nn/same_padding.h"
 #include "ops/convolution.h"
 #include "ops/windows.h"
@@ -116,6 +117,7 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArra
   HWARO_CHECK(!stride.empty() && !padding.empty() && !dilation.empty(),
               "conv2d: stride, padding and dilation need one value or two");
   const std::vector<std::int64_t> s = pair(stride), p = pair(padding), d = pair(dilation);
+  ops::check_same_device_where_defined("conv2d", {{"input", x}, {"weight", weight}, {"bias", bias}});
   return batched("conv2d", x, [&](const Tensor& x4) { return conv2d_batch(x4, weight, bias, s, p, d, groups); });
 }
 

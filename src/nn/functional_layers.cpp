@@ -1,10 +1,12 @@
 // functional: linear and dropout (the activations are functional_activations.cpp).
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
+#include "ops/op_helpers.h"
 
 namespace hwaro::nn::functional {
 
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
+  ops::check_same_device_where_defined("linear", {{"input", x}, {"weight", weight}, {"bias", bias}});
   HWARO_CHECK(x.dim() >= 1 && x.size(-1) == weight.size(1), "linear: input of shape ", x.sizes(),
               " has last dimension ", x.dim() >= 1 ? x.size(-1) : 0, " but the layer expects ", weight.size(1),
               " features (weight ", weight.sizes(), ")");

@@ -5,6 +5,7 @@
 
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
+#include "ops/op_helpers.h"
 
 namespace hwaro::nn::functional {
 
@@ -116,6 +117,7 @@ Tensor probability_target_loss(const Tensor& logits, const Tensor& target, const
 }  // namespace
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const CrossEntropyOptions& options) {
+  ops::check_same_device_where_defined("nll_loss", {{"input", log_probs}, {"target", target}, {"weight", options.weight}});
   HWARO_CHECK(log_probs.is_floating_point(), "nll_loss: expected floating point log-probabilities, got ",
               log_probs.dtype());
   check_not_batch_mean("nll_loss", options.reduction);
@@ -127,6 +129,7 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, const CrossEntr
   HWARO_CHECK(options.label_smoothing >= 0.0 && options.label_smoothing <= 1.0,
               "cross_entropy: label_smoothing must be in [0, 1], got ", options.label_smoothing);
   HWARO_CHECK(logits.is_floating_point(), "cross_entropy: expected floating point logits, got ", logits.dtype());
+  ops::check_same_device_where_defined("cross_entropy", {{"input", logits}, {"target", target}, {"weight", options.weight}});
   check_not_batch_mean("cross_entropy", options.reduction);
   if (target.is_floating_point()) return probability_target_loss(logits, target, options);
   auto [scores, t] = flatten_classes("cross_entropy", logits, target);
@@ -134,7 +137,9 @@ Tensor cross_entropy(const Tensor& logits, const Tensor& target, const CrossEntr
 }
 
 namespace {
+// Also the devices, first: a loss's steps must not run on half of its arguments.
 void check_same_shape(const char* op, const Tensor& input, const Tensor& target) {
+  ops::check_same_device_where_defined(op, {{"input", input}, {"target", target}});
   HWARO_CHECK(input.sizes() == target.sizes(), op, ": input of shape ", input.sizes(), " and target of shape ",
               target.sizes(), " differ; broadcasting them is usually a bug (e.g. [N, 1] against [N]): reshape one");
 }
@@ -212,6 +217,8 @@ Tensor kl_div(const Tensor& input, const Tensor& target, Reduction reduction, bo
 Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& target, Reduction reduction,
                                         const Tensor& pos_weight, const Tensor& weight) {
   const char* op = "binary_cross_entropy_with_logits";
+  ops::check_same_device_where_defined(op, {{"input", logits}, {"target", target}, {"weight", weight},
+                                            {"pos_weight", pos_weight}});
   check_same_shape(op, logits, target);
   HWARO_CHECK(logits.is_floating_point(), op, ": expected floating point logits, got ", logits.dtype());
   if (pos_weight.defined()) check_broadcasts_to(op, "pos_weight", pos_weight, logits);
@@ -227,6 +234,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& targ
 
 Tensor binary_cross_entropy(const Tensor& probs, const Tensor& target, Reduction reduction, const Tensor& weight) {
   const char* op = "binary_cross_entropy";
+  ops::check_same_device_where_defined(op, {{"input", probs}, {"target", target}, {"weight", weight}});
   check_same_shape(op, probs, target);
   HWARO_CHECK(probs.is_floating_point(), op, ": expected floating point probabilities, got ", probs.dtype());
   if (weight.defined()) check_broadcasts_to(op, "weight", weight, probs);

@@ -8,6 +8,7 @@
 #include "hwaro/autograd.h"
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
+#include "ops/op_helpers.h"
 
 namespace hwaro::nn::functional {
 namespace {
@@ -50,6 +51,9 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   HWARO_CHECK(x.defined() && x.dim() >= 2, "batch_norm: expected an input of at least 2 dimensions [N, C, ...], got ",
               x.defined() ? x.sizes() : IntArrayRef{});
   HWARO_CHECK(x.is_floating_point(), "batch_norm: expected a floating point input, got ", x.dtype());
+  // Before anything runs: a running statistic on another device must not be half updated.
+  ops::check_same_device_where_defined("batch_norm", {{"input", x}, {"running_mean", running_mean},
+                                                      {"running_var", running_var}, {"weight", weight}, {"bias", bias}});
   const std::int64_t channels = x.size(1), ndim = x.dim();
   check_channel_vector("running_mean", running_mean, channels);
   check_channel_vector("running_var", running_var, channels);
@@ -94,6 +98,7 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
   HWARO_CHECK(x.defined() && k >= 1 && x.dim() >= k, "layer_norm: expected an input whose last ", k,
               " dims are normalized_shape ", normalized_shape, ", got ", x.defined() ? x.sizes() : IntArrayRef{});
   HWARO_CHECK(x.is_floating_point(), "layer_norm: expected a floating point input, got ", x.dtype());
+  ops::check_same_device_where_defined("layer_norm", {{"input", x}, {"weight", weight}, {"bias", bias}});
   for (std::int64_t i = 0; i < k; ++i) {
     HWARO_CHECK(x.size(x.dim() - k + i) == normalized_shape[i], "layer_norm: input of shape ", x.sizes(),
                 " does not end in normalized_shape ", normalized_shape);
@@ -118,6 +123,7 @@ Tensor group_norm(const Tensor& x, std::int64_t num_groups, const Tensor& weight
   HWARO_CHECK(x.defined() && x.dim() >= 2, "group_norm: expected an input of at least 2 dimensions [N, C, *], got ",
               x.defined() ? x.sizes() : IntArrayRef{});
   HWARO_CHECK(x.is_floating_point(), "group_norm: expected a floating point input, got ", x.dtype());
+  ops::check_same_device_where_defined("group_norm", {{"input", x}, {"weight", weight}, {"bias", bias}});
   const std::int64_t batch = x.size(0), channels = x.size(1), ndim = x.dim();
   HWARO_CHECK(num_groups > 0 && channels % num_groups == 0,
               "group_norm: expected the number of channels of the input to be divisible by num_groups, but got input "
@@ -146,6 +152,7 @@ Tensor embedding(const Tensor& index_tensor, const Tensor& weight, std::optional
   HWARO_CHECK(index_tensor.defined() && (index_tensor.dtype() == kInt64 || index_tensor.dtype() == kInt32),
               "embedding: expected int64 or int32 indices, got ",
               index_tensor.defined() ? index_tensor.dtype() : kInt64, "; convert them with .to(hw::kInt64)");
+  ops::check_same_device_where_defined("embedding", {{"weight", weight}, {"input", index_tensor}});
   // int32 indices, as PyTorch takes them, widened for index_select.
   const Tensor indices = index_tensor.to(kInt64);
   HWARO_CHECK(weight.defined() && weight.dim() == 2, "embedding: expected weight of 2 dimensions [num_embeddings, dim], got ",

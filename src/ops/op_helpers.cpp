@@ -16,13 +16,21 @@ void check_defined(const char* op, std::initializer_list<NamedArg> args) {
 
 void check_same_device(const char* op, std::initializer_list<NamedArg> args) {
   check_defined(op, args);
-  const Device first = args.begin()->tensor.device();
+  check_same_device_where_defined(op, args);
+}
+
+void check_same_device_where_defined(const char* op, std::initializer_list<NamedArg> args) {
+  const Tensor* first = nullptr;
   for (const NamedArg& a : args) {
-    const Device d = a.tensor.device();
-    if (HWARO_UNLIKELY(d != first)) {
+    if (!a.tensor.defined()) continue;
+    if (first == nullptr) {
+      first = &a.tensor;
+      continue;
+    }
+    if (HWARO_UNLIKELY(a.tensor.device() != first->device())) {
       throw DeviceMismatchError(detail::str_cat(
-          "Expected all tensors to be on the same device, but found at least two devices, ", first, " and ", d,
-          "! (when checking argument '", a.name, "' of ", op, ")"));
+          "Expected all tensors to be on the same device, but found at least two devices, ", first->device(), " and ",
+          a.tensor.device(), "! (when checking argument '", a.name, "' of ", op, ")"));
     }
   }
 }

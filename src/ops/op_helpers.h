@@ -21,6 +21,10 @@ struct NamedArg {
 // Throws hw::DeviceMismatchError, before anything runs, when the arguments live on different
 // devices; the message is PyTorch's, naming both devices, the argument and the op.
 void check_same_device(const char* op, std::initializer_list<NamedArg> args);
+// The same for ops with optional tensors (a bias, a class weight): undefined ones are skipped.
+// Composite functions (nn::functional's norms and losses) call it first, so that a tensor on
+// another device is refused under their own name before any of their steps runs or writes.
+void check_same_device_where_defined(const char* op, std::initializer_list<NamedArg> args);
 void check_defined(const char* op, std::initializer_list<NamedArg> args);
 
 // dim in [-ndim, ndim) -> [0, ndim); IndexError otherwise. ndim 0 accepts -1 and 0.

@@ -61,7 +61,20 @@ void Optimizer::check_gradients() const {
       const std::size_t i = index++;
       const Tensor& g = p.grad();
       if (!g.defined()) continue;
-      HWARO_CHECK(g.device() == p.device() && g.dtype() == p.dtype() && g.sizes() == p.sizes(), name_,
+      HWARO_CHECK_AS(DeviceMismatchError, g.device() == p.device(), name_, ".step(): the gradient of parameter ", i,
+                     " is on ", g.device(), " but the parameter is on ", p.device(),
+                     "; a gradient must be on its parameter's device (nothing was updated)");
+      // The state made by earlier steps stays where it was made when the model is moved afterwards.
+      if (const auto state = state_.find(i); state != state_.end()) {
+        for (const auto& [field, t] : state->second) {
+          HWARO_CHECK_AS(DeviceMismatchError, !t.defined() || t.device() == p.device(), name_, ".step(): the state '",
+                         field, "' of parameter ", i, " is on ", t.device(), " but the parameter is on ", p.device(),
+                         " (the model was moved after the optimiser's first step); move the model before the first "
+                         "step, or load the optimiser's state_dict() again after the move, which puts each state on "
+                         "its parameter's device (nothing was updated)");
+        }
+      }
+      HWARO_CHECK(g.dtype() == p.dtype() && g.sizes() == p.sizes(), name_,
                   ".step(): the gradient of parameter ", i, " is ", g.dtype(), " ", g.sizes(), " on ", g.device(),
                   " but the parameter is ", p.dtype(), " ", p.sizes(), " on ", p.device(),
                   "; a gradient must match its parameter (nothing was updated)");

@@ -222,7 +222,7 @@ std::shared_ptr<Module> DataParallelImpl::replica(std::size_t i) const {
 
 void DataParallelImpl::check_module_on_first_device() const {
   const auto check = [&](const std::string& name, const Tensor& t) {
-    HWARO_CHECK(!t.defined() || t.device() == devices_[0], "DataParallel: the module must have its parameters and ",
+    HWARO_CHECK_AS(DeviceMismatchError, !t.defined() || t.device() == devices_[0], "DataParallel: the module must have its parameters and ",
                 "buffers on the first device, ", devices_[0], " (replica 0 runs there), but ", name, " is on ",
                 t.device(), "; move it with model->to(", devices_[0], "). Devices: ", device_list(devices_));
   };
