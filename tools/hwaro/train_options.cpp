@@ -84,7 +84,7 @@ void add_train_flags(CLI::App& command, TrainOptions& options) {
       "split each batch over every GPU with hw::nn::DataParallel (on the CPU: over two replicas)");
   command
       .add_flag("--distributed", options.distributed,
-                "under `mpirun -np N`: one rank per process, DistributedDataParallel over MPI (CPU), each rank "
+                "under `mpirun -np N`: one rank per process, DistributedDataParallel over NCCL on a GPU or MPI on the CPU, each rank "
                 "training on its shard with --batch-size samples per step and --threads / N threads; rank 0 "
                 "prints and writes the files; Ctrl-C ends the job without a checkpoint")
       ->excludes(data_parallel);
