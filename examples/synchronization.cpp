@@ -53,6 +53,7 @@ int main() {
 
   // RIGHT, on the GPU itself: CUDA events mark the stream; elapsed_time reads the GPU's clock.
   if (device.is_cuda()) {
+    hw::cuda::DeviceGuard on(device.index());  // record() marks the current device's stream: make it the one timed
     hw::cuda::Event start(/*enable_timing=*/true);
     hw::cuda::Event stop(true);
     start.record();

@@ -1,6 +1,8 @@
 #pragma once
 // HWARO_CUDA_CHECK(call): every CUDA runtime call is checked; a failure names
-// the file, the line, the call and CUDA's own message.
+// the file, the line, the call and CUDA's own message. A failure that is not sticky is also
+// cleared from the runtime's last error, as PyTorch's C10_CUDA_CHECK does, so that the next
+// launch check (cudaGetLastError) does not report it again against an unrelated kernel.
 #include <cuda_runtime_api.h>
 
 #include "hwaro/errors.h"
@@ -9,6 +11,7 @@
   do {                                                                                                  \
     const cudaError_t hwaro_cuda_status = (call);                                                       \
     if (HWARO_UNLIKELY(hwaro_cuda_status != cudaSuccess)) {                                             \
+      cudaGetLastError();                                                                               \
       throw ::hwaro::Error(::hwaro::detail::str_cat("CUDA error at ", __FILE__, ":", __LINE__, ": ", #call, \
                                                     " failed: ", cudaGetErrorString(hwaro_cuda_status))); \
     }                                                                                                   \

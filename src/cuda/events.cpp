@@ -66,6 +66,12 @@ float Event::elapsed_time(const Event& end) const {
               "hw::cuda::Event(true)");
   HWARO_CHECK(event_ != nullptr && end.event_ != nullptr, "Event::elapsed_time(): both events must be recorded first ",
               "(call record() on each)");
+  HWARO_CHECK(device_ == end.device_, "Event::elapsed_time(): the events were recorded on different GPUs (cuda:",
+              device_, " and cuda:", end.device_, "); time work on one GPU with events recorded on it");
+  // As PyTorch: refused, not CUDA's "device not ready", while the GPU has not passed both.
+  HWARO_CHECK(query() && end.query(), "Event::elapsed_time(): both events must be completed first; call ",
+              "synchronize() on the later one");
+  const detail::ScopedDevice on(device_);
   float ms = 0;
   HWARO_CUDA_CHECK(cudaEventElapsedTime(&ms, as_event(event_), as_event(end.event_)));
   return ms;

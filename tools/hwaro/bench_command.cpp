@@ -62,6 +62,10 @@ BenchReport run_bench(const BenchOptions& options) {
   report.cpu_model = host.cpu_model;
   report.blas_note = blas_core_warning_here();
   report.logical_cores = host.logical_cores;
+  // Also gives OpenBLAS this many threads: until a small GEMM resets it, OpenBLAS keeps its own
+  // default (OPENBLAS_NUM_THREADS or OMP_NUM_THREADS where set), and the CPU matmul rows would run
+  // on another number of cores than the report and the peak say.
+  hw::set_num_threads(hw::get_num_threads());
   report.threads = hw::get_num_threads();
   report.quick = options.quick;
   report.load_before = load_average();
