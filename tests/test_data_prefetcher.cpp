@@ -85,6 +85,52 @@ TEST_F(PrefetcherTest, BreakingOutThenStartingAgainGivesAFullEpoch) {
   EXPECT_EQ(targets, hw::test::values_of(targets_));
 }
 
+// As the loader's own loop: leaving the prefetcher's loop early stops the loader's workers at once,
+// though the prefetcher lives on (a member of a trainer, say).
+TEST_F(PrefetcherTest, BreakingOutStopsTheLoadersWorkers) {
+  DataLoader loader(dataset_, {.batch_size = 2, .num_workers = 2});
+  DevicePrefetcher prefetcher(loader, hw::Device(hw::DeviceType::Test, 0));
+  for (auto& batch : prefetcher) {
+    (void)batch;
+    EXPECT_GT(loader.worker_threads(), 0u);
+    break;
+  }
+  EXPECT_EQ(loader.worker_threads(), 0u);
+}
+
+// A custom collate's batch without a target (unlabelled data) passes with none.
+TEST_F(PrefetcherTest, ABatchWithoutATargetKeepsNone) {
+  DataLoader loader(dataset_, {.batch_size = 10, .collate = [](std::vector<hw::data::Example>& examples,
+                                                              hw::data::BatchAllocator&) {
+                                 std::vector<hw::Tensor> rows;
+                                 for (auto& e : examples) rows.push_back(e.data);
+                                 return hw::data::Batch{hw::stack(rows, 0), hw::Tensor()};
+                               }});
+  DevicePrefetcher prefetcher(loader, hw::Device(hw::DeviceType::Test, 0));
+  std::size_t batches = 0;
+  for (auto& batch : prefetcher) {
+    EXPECT_EQ(batch.data.device(), hw::Device(hw::DeviceType::Test, 0));
+    EXPECT_FALSE(batch.target.defined());
+    ++batches;
+  }
+  EXPECT_EQ(batches, 5u);
+}
+
+// Examples already on a device are collated there, as PyTorch's default_collate keeps them.
+TEST_F(PrefetcherTest, ExamplesOnADeviceAreCollatedThere) {
+  const hw::Device device(hw::DeviceType::Test, 1);
+  DataLoader loader(std::make_shared<hw::data::TensorDataset>(data_.to(device), targets_.to(device)),
+                    {.batch_size = 10});
+  std::vector<double> targets;
+  for (auto& batch : loader) {
+    EXPECT_EQ(batch.data.device(), device);
+    EXPECT_EQ(batch.target.device(), device);
+    const auto v = hw::test::values_of(batch.target);
+    targets.insert(targets.end(), v.begin(), v.end());
+  }
+  EXPECT_EQ(targets, hw::test::values_of(targets_));
+}
+
 TEST_F(PrefetcherTest, AnIteratorWhoseEpochALaterBeginEndedTakesNothingFromTheNewEpoch) {
   DataLoader loader(dataset_, {.batch_size = 10});
   DevicePrefetcher prefetcher(loader, hw::Device(hw::DeviceType::CPU));

@@ -12,7 +12,10 @@ Tensor stack_into(const std::vector<Tensor>& tensors, BatchAllocator& allocator,
   HWARO_CHECK(first.defined(), "collate: example 0 of the batch has an undefined ", what, " tensor");
   std::vector<std::int64_t> sizes{static_cast<std::int64_t>(tensors.size())};
   for (std::int64_t s : first.sizes()) sizes.push_back(s);
-  Tensor out = allocator.empty(sizes, first.dtype());
+  // Examples already on a device (a TensorDataset of GPU tensors) are stacked there, as PyTorch's
+  // default_collate keeps them; pinning is for host memory only.
+  Tensor out = first.is_cpu() ? allocator.empty(sizes, first.dtype())
+                              : hwaro::empty(sizes, {.dtype = first.dtype(), .device = first.device()});
   const std::size_t row_bytes = first.nbytes();
   auto* dst = static_cast<char*>(out.data_ptr());
   for (std::size_t i = 0; i < tensors.size(); ++i) {

@@ -25,6 +25,13 @@ DevicePrefetcher::DevicePrefetcher(DataLoader& loader, Device device) : loader_(
 
 DevicePrefetcher::~DevicePrefetcher() = default;
 
+namespace {
+// t on `device`, or an undefined tensor where t is one (a batch without a target).
+Tensor moved(const Tensor& t, Device device, bool non_blocking) {
+  return t.defined() ? t.to(device, non_blocking) : Tensor();
+}
+}  // namespace
+
 void DevicePrefetcher::start_copy() {
   next_.reset();
   if (source_ == loader_.end()) return;
@@ -36,11 +43,11 @@ void DevicePrefetcher::start_copy() {
     source_ = DataLoader::iterator();
   }
   if (!cuda_) {
-    next_ = Batch{host.data.to(device_), host.target.to(device_)};
+    next_ = Batch{moved(host.data, device_, false), moved(host.target, device_, false)};
     return;
   }
   const cuda::StreamGuard on_side(cuda_->side);
-  next_ = Batch{host.data.to(device_, /*non_blocking=*/true), host.target.to(device_, /*non_blocking=*/true)};
+  next_ = Batch{moved(host.data, device_, /*non_blocking=*/true), moved(host.target, device_, /*non_blocking=*/true)};
   cuda_->copied.record(cuda_->side);
   // The host batch may go now: its pinned block is not reused before the copy's own event.
 }
@@ -56,8 +63,9 @@ bool DevicePrefetcher::advance() {
     const cuda::Stream loop = cuda::current_stream(device_.index());
     cuda_->copied.wait(loop);  // the loop's work on the batch starts after its copy
     // Made on the side stream, used on the loop's: a freed block must wait for the loop's work.
-    cuda::record_stream(current_.data, loop);
-    cuda::record_stream(current_.target, loop);
+    for (const Tensor& t : {current_.data, current_.target}) {
+      if (t.defined()) cuda::record_stream(t, loop);
+    }
   }
   start_copy();  // batch k+1 is copied while the loop computes on batch k
   return true;
@@ -70,6 +78,30 @@ DevicePrefetcher::iterator DevicePrefetcher::begin() {
   source_ = loader_.begin();
   start_copy();
   return advance() ? iterator(this, epoch) : iterator();
+}
+
+void DevicePrefetcher::end_epoch(std::uint64_t epoch) {
+  if (epoch + 1 != epoch_) return;  // a later begin() has already ended it
+  source_ = DataLoader::iterator();  // the loader's iterator ends the loader's epoch
+  next_.reset();
+  error_ = nullptr;
+  current_ = Batch{};
+}
+
+DevicePrefetcher::iterator::iterator(iterator&& other) noexcept
+    : owner_(std::exchange(other.owner_, nullptr)), epoch_(other.epoch_) {}
+
+DevicePrefetcher::iterator& DevicePrefetcher::iterator::operator=(iterator&& other) noexcept {
+  if (this != &other) {
+    if (owner_) owner_->end_epoch(epoch_);
+    owner_ = std::exchange(other.owner_, nullptr);
+    epoch_ = other.epoch_;
+  }
+  return *this;
+}
+
+DevicePrefetcher::iterator::~iterator() {
+  if (owner_) owner_->end_epoch(epoch_);
 }
 
 DevicePrefetcher::iterator& DevicePrefetcher::iterator::operator++() {

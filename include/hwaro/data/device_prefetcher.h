@@ -13,6 +13,7 @@
 // On any other device (cpu, test:N) each batch is copied with to(device) when it is taken:
 // a pass-through that behaves the same, without the overlap. An exception of the loader
 // (a worker's, naming the sample) reaches the loop when the batch it belongs to is due.
+// A batch without a target (a custom collate's, for unlabelled data) keeps none.
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -36,6 +37,11 @@ class DevicePrefetcher {
     using value_type = Batch;
     using difference_type = std::ptrdiff_t;
     iterator() = default;
+    iterator(iterator&& other) noexcept;
+    iterator& operator=(iterator&& other) noexcept;
+    // Leaving the loop early (break, an exception) ends the epoch as the loader's iterator does:
+    // the loader's workers stop, and the prefetched batch and the current one are let go.
+    ~iterator();
     Batch& operator*() { return owner_->current_; }
     Batch* operator->() { return &owner_->current_; }
     iterator& operator++();
@@ -59,6 +65,7 @@ class DevicePrefetcher {
  private:
   struct CudaState;  // the side stream and the copy's event
   bool advance();    // makes the next batch current; false at the end of the epoch
+  void end_epoch(std::uint64_t epoch);  // an iterator of `epoch` is gone: stop its loading
   void start_copy();  // takes the loader's next batch and starts its copy
 
   DataLoader& loader_;
