@@ -146,6 +146,7 @@ Tensor scatter_add(const Tensor& x, std::int64_t dim, const Tensor& index, const
 Tensor one_hot(const Tensor& indices, std::int64_t num_classes = -1);
 
 // ---- threads of the CPU backend (shared by hwaro's own loops and OpenBLAS) ----
+// By default one per CPU the process may run on (its affinity mask: taskset, a container's cpuset).
 void set_num_threads(int n);
 int get_num_threads();
 

@@ -1,5 +1,7 @@
 #include "cpu/thread_pool.h"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -114,7 +116,14 @@ class ThreadPool {
   std::exception_ptr error_;
 };
 
-int default_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
+// The CPUs this process may run on (taskset, a container's cpuset), as nproc counts them: more
+// threads than that would share those CPUs and only slow each other down. hardware_concurrency()
+// counts every CPU of the machine; it is the answer where the mask cannot be read.
+int default_threads() {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0) return CPU_COUNT(&allowed);
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 std::atomic<int> configured_threads{0};
 

@@ -76,7 +76,7 @@ void add_train_flags(CLI::App& command, TrainOptions& options) {
   command.add_option("--metrics", options.metrics, "metrics, one JSON object per epoch (default: <out>/metrics.jsonl)");
   command.add_option("--plot", options.plot, "loss and accuracy plot, SVG (default: <out>/training.svg)");
   command.add_option("--resume", options.resume, "continue from this checkpoint")->check(CLI::ExistingFile);
-  command.add_option("--threads", options.threads, "CPU threads for the ops (0: all cores)")
+  command.add_option("--threads", options.threads, "CPU threads for the ops (0: one per CPU this process may use)")
       ->check(CLI::Range(0, 1024))
       ->capture_default_str();
   auto* data_parallel = command.add_flag(
