@@ -1,25 +1,21 @@
 // SampleRng (SplitMix64) and the thread-local SampleContext the loader publishes.
 #include "hwaro/data/sample_rng.h"
 
+#include "core/splitmix64.h"
+
 namespace hwaro::data {
 
 namespace {
 thread_local SampleContext t_context{};
-
-std::uint64_t mix(std::uint64_t z) {  // SplitMix64's finaliser
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
 }  // namespace
 
 SampleRng SampleRng::for_sample(std::uint64_t seed, std::uint64_t epoch, std::uint64_t index) {
-  return SampleRng(mix(mix(mix(seed) ^ epoch) ^ index));
+  return SampleRng(splitmix64_mix(splitmix64_mix(splitmix64_mix(seed) ^ epoch) ^ index));
 }
 
 std::uint64_t SampleRng::next_u64() {
-  state_ += 0x9E3779B97F4A7C15ULL;
-  return mix(state_);
+  state_ += kSplitMix64Gamma;
+  return splitmix64_mix(state_);
 }
 
 double SampleRng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "autograd/autograd_meta.h"
+#include "core/splitmix64.h"
 #include "core/storage.h"
 #include "hwaro/autograd.h"
 #include "hwaro/cuda.h"
@@ -86,15 +87,10 @@ std::vector<Device> default_devices(const Module& module) {
   return devices;
 }
 
-// A replica's seed: the default generator's seed and a counter taken from it, mixed (SplitMix64's
-// finaliser) so that neighbouring counters give unrelated Philox streams.
+// A replica's seed: the default generator's seed and a counter taken from it, mixed (SplitMix64)
+// so that neighbouring counters give unrelated Philox streams.
 std::uint64_t replica_seed(std::uint64_t seed, std::uint64_t counter) {
-  const auto mix = [](std::uint64_t x) {
-    x += 0x9E3779B97F4A7C15ULL;
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-    return x ^ (x >> 31);
-  };
+  const auto mix = [](std::uint64_t x) { return splitmix64_mix(x + kSplitMix64Gamma); };
   return mix(seed ^ mix(counter));
 }
 
