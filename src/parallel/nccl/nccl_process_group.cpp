@@ -188,9 +188,9 @@ class NcclProcessGroup final : public ProcessGroup {
       bootstrap_->broadcast(id_bytes, 0)->wait();
       std::memcpy(&id, id_bytes.data_ptr(), sizeof id);
     } else {
+      check_has_gpu();
       check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
     }
-    check_has_gpu();
     device_ = local_rank_;
     // The rank's GPU becomes the calling thread's current device and stays so, as a PyTorch
     // program's torch.cuda.set_device(local_rank): "cuda" then names it, and no copy or wait of
