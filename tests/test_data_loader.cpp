@@ -114,6 +114,29 @@ TEST(DataLoader, SameSeedSameOrderForAnyWorkerCount) {
   EXPECT_NE(run_epoch(other), reference[0]) << "another seed must give another order";
 }
 
+// As PyTorch's DataLoader, which draws its base seed from torch's generator: with no seed given, a
+// loader built anew each epoch reshuffles, and hw::manual_seed makes the orders repeat.
+TEST(DataLoader, WithoutASeedEachLoaderDrawsOneFromTheDefaultGenerator) {
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE(seed);
+  auto dataset = std::make_shared<CountingDataset>(203);
+  const auto orders_of_three_new_loaders = [&] {
+    std::vector<std::vector<std::int64_t>> orders;
+    for (int epoch = 0; epoch < 3; ++epoch) {
+      DataLoader loader(dataset, {.batch_size = 7, .shuffle = true});
+      EXPECT_TRUE(loader.options().seed.has_value()) << "options().seed holds the seed drawn";
+      orders.push_back(run_epoch(loader));
+    }
+    return orders;
+  };
+  hw::manual_seed(seed);
+  const auto first = orders_of_three_new_loaders();
+  EXPECT_NE(first[0], first[1]) << "a loader built anew must shuffle anew";
+  EXPECT_NE(first[1], first[2]) << "a loader built anew must shuffle anew";
+  hw::manual_seed(seed);
+  EXPECT_EQ(orders_of_three_new_loaders(), first) << "manual_seed must make the drawn seeds repeat";
+}
+
 TEST(DataLoader, WorkerExceptionNamesTheSample) {
   for (int workers : {0, 1, 3}) {
     auto dataset = std::make_shared<CountingDataset>(50);

@@ -2,11 +2,13 @@
 #include "hwaro/data/dataloader.h"
 
 #include <chrono>
+#include <limits>
 #include <new>
 #include <numeric>
 
 #include "data/batch_producer.h"
 #include "hwaro/data/sample_rng.h"
+#include "hwaro/ops.h"
 
 namespace hwaro::data {
 
@@ -16,6 +18,11 @@ std::int64_t now_ns() {
       .count();
 }
 constexpr std::uint64_t kShuffleStream = ~std::uint64_t{0};  // the sample index no sample has
+
+// One draw from the default generator: 63 random bits, as torch.empty((), dtype=torch.int64).random_().
+std::uint64_t seed_from_default_generator() {
+  return static_cast<std::uint64_t>(randint(0, std::numeric_limits<std::int64_t>::max(), {}).item<std::int64_t>());
+}
 
 // Rethrows the exception being handled with `where` before its message, as the same hwaro error
 // type (else hw::Error): as PyTorch re-raises a worker's exception as its own type, a caller's
@@ -54,6 +61,7 @@ DataLoader::DataLoader(std::shared_ptr<Dataset> dataset, DataLoaderOptions optio
               "DataLoader: persistent_workers needs num_workers > 0 (there are no worker threads to keep alive); set "
               "persistent_workers = num_workers > 0");
   if (!options_.collate) options_.collate = default_collate;
+  if (!options_.seed) options_.seed = seed_from_default_generator();
   allocator_ = std::make_shared<BatchAllocator>(options_.pin_memory);
   if (options_.num_workers > 0) {
     const auto capacity = static_cast<std::size_t>(options_.prefetch_factor) * static_cast<std::size_t>(options_.num_workers);
@@ -87,7 +95,7 @@ std::vector<std::vector<std::size_t>> DataLoader::plan_epoch(std::uint64_t epoch
   std::vector<std::size_t> order(dataset_->size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   if (options_.shuffle) {
-    SampleRng rng = SampleRng::for_sample(options_.seed, epoch, kShuffleStream);
+    SampleRng rng = SampleRng::for_sample(*options_.seed, epoch, kShuffleStream);
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng.below(i)]);
   }
   std::vector<std::vector<std::size_t>> plan(size());
@@ -107,7 +115,7 @@ DataLoader::iterator DataLoader::begin() {
   last_return_ns_ = -1;
   auto plan = plan_epoch(epoch);
   if (producer_) {
-    producer_->start(std::move(plan), {.seed = options_.seed, .epoch = epoch});
+    producer_->start(std::move(plan), {.seed = *options_.seed, .epoch = epoch});
   } else {
     plan_ = std::move(plan);
     next_ = 0;
@@ -116,7 +124,7 @@ DataLoader::iterator DataLoader::begin() {
 }
 
 Batch DataLoader::load_here(const std::vector<std::size_t>& indices) {
-  SampleContextGuard guard({.seed = options_.seed, .epoch = epoch_ - 1});
+  SampleContextGuard guard({.seed = *options_.seed, .epoch = epoch_ - 1});
   std::vector<Example> examples;
   examples.reserve(indices.size());
   for (std::size_t i : indices) {

@@ -58,7 +58,11 @@ struct DataLoaderOptions {
   bool pin_memory = false;    // collate into page-locked memory (warns once and uses pageable without a GPU)
   bool drop_last = false;     // drop a last batch smaller than batch_size
   int prefetch_factor = 2;    // batches in flight per worker
-  std::uint64_t seed = 0;     // shuffle order and per-sample randomness of transforms
+  // Shuffle order and per-sample randomness of transforms. Unset: drawn from the default generator
+  // when the loader is built, as PyTorch's DataLoader draws its base seed from torch's generator, so
+  // hw::manual_seed makes a run repeatable and a loader built anew each epoch still reshuffles.
+  // options().seed then holds the value drawn.
+  std::optional<std::uint64_t> seed;
   CollateFn collate{};        // empty: stack data and targets (default_collate)
   bool persistent_workers = false;  // keep the worker threads alive between epochs (needs num_workers > 0)
 };
