@@ -113,5 +113,30 @@ TEST(AutogradDeviceChecks, ABackwardGradientOnAnotherDeviceIsADeviceMismatch) {
                                                "backward: the gradient is on test:0 but the tensor is on cpu"));
 }
 
+// A .grad set through mutable_grad() on another device (or with another shape) is refused before
+// backward runs any node, so the other leaves' .grad are not half accumulated. The chain on w is
+// built first so that x's accumulation would run before w's.
+TEST(AutogradDeviceChecks, AGradSetOnAnotherDeviceIsRefusedBeforeAnyLeafAccumulates) {
+  Tensor w = randn({2, 3}).set_requires_grad(true);
+  Tensor x = randn({4}).set_requires_grad(true);
+  const Tensor from_w = (w * 3.0).sum();
+  const Tensor loss = x.sum() + from_w;
+  w.mutable_grad() = zeros({2, 3}).to(other_device());
+  EXPECT_TRUE(throws_with<DeviceMismatchError>(
+      [&] { loss.backward({}, /*retain_graph=*/true); },
+      "backward: a leaf of shape [2, 3] on cpu has a .grad on test:0, set through mutable_grad()"));
+  EXPECT_FALSE(x.grad().defined()) << "x.grad was accumulated by a backward that was refused";
+
+  w.mutable_grad() = zeros({3, 2});
+  EXPECT_TRUE(throws_with<Error>([&] { loss.backward({}, /*retain_graph=*/true); },
+                                 "backward: a leaf of shape [2, 3] has a .grad of shape [3, 2]"));
+  EXPECT_FALSE(x.grad().defined());
+
+  w.mutable_grad() = Tensor();
+  loss.backward();
+  EXPECT_EQ(values_of(x.grad()), std::vector<double>(4, 1.0));
+  EXPECT_EQ(values_of(w.grad()), std::vector<double>(6, 3.0));
+}
+
 }  // namespace
 }  // namespace hwaro::test

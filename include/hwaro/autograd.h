@@ -66,6 +66,9 @@ class Node {
   virtual std::vector<Tensor> apply(const Tensor& grad_output) = 0;
   // Frees the tensors saved for backward (after a backward without retain_graph).
   virtual void release_saved() {}
+  // Called on every node of the graph before any node runs, so that a backward that cannot finish
+  // (a .grad set on another device) refuses before it has changed anything; throws hw::Error.
+  virtual void check_before_backward() const {}
 
   // Called with the gradient of the node's output before apply() (retain_grad uses one).
   using PreHook = std::function<void(const Tensor& grad_output)>;

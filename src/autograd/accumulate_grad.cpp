@@ -5,6 +5,16 @@
 
 namespace hwaro::autograd {
 
+void check_grad_slot(const Tensor& t) {
+  const Tensor& grad = t.grad();
+  if (!grad.defined()) return;
+  HWARO_CHECK_AS(DeviceMismatchError, grad.device() == t.device(), "backward: a leaf of shape ", t.sizes(), " on ",
+                 t.device(), " has a .grad on ", grad.device(), ", set through mutable_grad(); a .grad must be on ",
+                 "its tensor's device: move it there, or reset it with mutable_grad() = hw::Tensor()");
+  HWARO_CHECK(grad.sizes() == t.sizes(), "backward: a leaf of shape ", t.sizes(), " has a .grad of shape ",
+              grad.sizes(), ", set through mutable_grad(); a .grad must have its tensor's shape");
+}
+
 void accumulate_into(const Tensor& t, const Tensor& grad) {
   NoGradGuard no_grad;
   AutogradMeta& meta = ensure_meta(t);

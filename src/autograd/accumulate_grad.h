@@ -4,11 +4,16 @@
 
 namespace hwaro::autograd {
 
+// Refuses a .grad that the gradient of t cannot be added into: one set through mutable_grad()
+// on another device or with another shape (PyTorch's setter of .grad refuses those).
+void check_grad_slot(const Tensor& t);
+
 class AccumulateGrad : public Node {
  public:
   explicit AccumulateGrad(Tensor leaf) : leaf_(std::move(leaf)) { set_sequence_nr(kAsSoonAsReady); }
   std::string name() const override { return "AccumulateGrad"; }
   std::vector<Tensor> apply(const Tensor& grad_output) override;
+  void check_before_backward() const override { check_grad_slot(leaf_); }
 
  private:
   Tensor leaf_;

@@ -18,7 +18,8 @@ struct Later {
   bool operator()(const Node* a, const Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
 };
 
-// How many edges inside the graph lead into each node reachable from roots.
+// How many edges inside the graph lead into each node reachable from roots; checks each node
+// (Node::check_before_backward) on the way, before any of them runs.
 std::unordered_map<Node*, int> count_dependencies(const std::vector<Node*>& roots) {
   std::unordered_map<Node*, int> deps;
   std::vector<Node*> stack;
@@ -32,6 +33,7 @@ std::unordered_map<Node*, int> count_dependencies(const std::vector<Node*>& root
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
+    n->check_before_backward();
     for (const Edge& e : n->next_edges()) {
       if (!e.node) continue;
       ++deps[e.node.get()];

@@ -107,6 +107,7 @@ class AccumulateThenReduce final : public autograd::Node {
     set_sequence_nr(kAsSoonAsReady);  // so that a full bucket's all-reduce starts during backward
   }
   std::string name() const override { return "DistributedDataParallelAccumulateGrad"; }
+  void check_before_backward() const override { autograd::check_grad_slot(param_); }
   std::vector<Tensor> apply(const Tensor& grad_output) override {
     autograd::accumulate_into(param_, grad_output);
     if (auto reducer = reducer_.lock()) reducer->mark_ready(bucket_, slot_);
