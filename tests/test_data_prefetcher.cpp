@@ -167,6 +167,31 @@ TEST_F(PrefetcherTest, ALoadingErrorReachesTheLoopWhenItsBatchIsDue) {
   EXPECT_EQ(firsts, (std::vector<std::int64_t>{0, 4, 8})) << "batches before the failing one are all delivered";
 }
 
+// A failed copy (the device out of memory) is the failing batch's error: the batches before it
+// all reach the loop, and no batch after it. Each batch's copy makes two allocations (data and
+// target), so the 5th is batch 2's data; test:3 is used by no other case.
+TEST_F(PrefetcherTest, ACopyErrorReachesTheLoopWhenItsBatchIsDue) {
+  for (int workers : {0, 2}) {
+    SCOPED_TRACE(workers);
+    DataLoader loader(dataset_, {.batch_size = 5, .num_workers = workers});
+    DevicePrefetcher prefetcher(loader, hw::Device(hw::DeviceType::Test, 3));
+    hw::testing::fail_allocation(3, 5);
+    std::vector<std::int64_t> batches;  // the first target of each batch delivered
+    try {
+      for (auto& batch : prefetcher) batches.push_back(batch.target.cpu().to_vector<std::int64_t>()[0]);
+      ADD_FAILURE() << "the failed copy did not reach the loop";
+    } catch (const hw::OutOfMemoryError& e) {
+      EXPECT_NE(std::string(e.what()).find("test:3 out of memory"), std::string::npos) << e.what();
+    }
+    const std::vector<std::int64_t> targets = targets_.to_vector<std::int64_t>();
+    EXPECT_EQ(batches, (std::vector<std::int64_t>{targets[0], targets[5]}))
+        << "batches 0 and 1 were copied and must be delivered";
+    std::size_t next_epoch = 0;
+    for (auto& batch : prefetcher) next_epoch += static_cast<std::size_t>(batch.data.size(0));
+    EXPECT_EQ(next_epoch, 50U) << "the next epoch starts afresh";
+  }
+}
+
 TEST_F(PrefetcherTest, ACudaDeviceWithoutAGpuIsAClearError) {
   if (hw::cuda::is_available()) GTEST_SKIP() << "a GPU is present";
   DataLoader loader(dataset_, {.batch_size = 4});

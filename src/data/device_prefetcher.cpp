@@ -42,6 +42,19 @@ void DevicePrefetcher::start_copy() {
     error_ = std::current_exception();
     source_ = DataLoader::iterator();
   }
+  try {
+    copy_to_device(std::move(host));
+  } catch (...) {
+    // The copy's error (out of memory on the device) belongs to this batch: it is thrown when this
+    // batch is due, not from the ++ that should have handed over the one before. No batch after
+    // it is loaded.
+    error_ = std::current_exception();
+    source_ = DataLoader::iterator();
+    next_.reset();
+  }
+}
+
+void DevicePrefetcher::copy_to_device(Batch host) {
   if (!cuda_) {
     next_ = Batch{moved(host.data, device_, false), moved(host.target, device_, false)};
     return;

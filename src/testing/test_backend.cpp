@@ -21,13 +21,18 @@ class HostAllocator final : public Allocator {
   explicit HostAllocator(int index) : device_(DeviceType::Test, index) {}
   DataPtr allocate(std::size_t nbytes) override {
     if (nbytes == 0) return DataPtr(nullptr, nullptr, nullptr, device_);
+    if (fail_countdown_.load() > 0 && fail_countdown_.fetch_sub(1) == 1) {
+      throw OutOfMemoryError(detail::str_cat(device_, " out of memory allocating ", nbytes, " bytes (fail_allocation)"));
+    }
     void* p = aligned_host_alloc(nbytes);
     HWARO_CHECK_AS(OutOfMemoryError, p != nullptr, "test device out of memory allocating ", nbytes, " bytes");
     return DataPtr(p, nullptr, [](void*, void* data) { std::free(data); }, device_);
   }
+  void fail_allocation(int nth) { fail_countdown_.store(nth); }
 
  private:
   Device device_;
+  std::atomic<int> fail_countdown_{0};  // the allocation that throws, counted down; 0: none
 };
 
 // Copy completion for every test stream at once: events are sequence numbers, complete up to
@@ -101,6 +106,7 @@ class TestBackend final : public Backend {
   DeviceType type() const override { return DeviceType::Test; }
   int device_count() const override { return kTestDeviceCount; }
   Allocator& allocator(int index) override { return *allocators_[index]; }
+  HostAllocator& allocator_of(int index) { return *allocators_[index]; }
   Allocator* pinned_host_allocator() override { return pinned_enabled_ ? &pinned_ : nullptr; }
   Stream& current_stream(int index) override { return *streams_[index]; }
   // Both sides are host memory, so the CPU's copy kernel moves (and converts) the data.
@@ -200,6 +206,8 @@ void enable_test_backend() {
   static std::once_flag once;
   std::call_once(once, [] { detail::register_backend(std::make_unique<TestBackend>()); });
 }
+
+void fail_allocation(int index, int nth) { test_backend().allocator_of(index).fail_allocation(nth); }
 
 void enable_test_pinned_memory() { test_backend().enable_pinned(); }
 void hold_copies(bool hold) { test_backend().pinned().events().hold(hold); }

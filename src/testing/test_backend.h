@@ -25,6 +25,10 @@ void enable_test_pinned_memory();
 void hold_copies(bool hold);
 void complete_copies();
 
+// Makes the `nth` allocation from now on "test:<index>" (1: the next one) throw OutOfMemoryError,
+// once, as a GPU out of memory would: for tests of what code does when a copy to a device fails.
+void fail_allocation(int index, int nth);
+
 // How many times `op`'s kernel has run on the test devices since the process started, over
 // every dtype: for tests of how many launches an operation takes (the fused optimiser's one
 // launch per parameter group). Enables the test backend.

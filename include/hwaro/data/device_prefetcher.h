@@ -12,7 +12,8 @@
 // caching allocator does not give it to the next copy while the loop may still read it.
 // On any other device (cpu, test:N) each batch is copied with to(device) when it is taken:
 // a pass-through that behaves the same, without the overlap. An exception of the loader
-// (a worker's, naming the sample) reaches the loop when the batch it belongs to is due.
+// (a worker's, naming the sample) or of a batch's copy (out of memory on the device) reaches the
+// loop when the batch it belongs to is due.
 // A batch without a target (a custom collate's, for unlabelled data) keeps none.
 #include <cstddef>
 #include <cstdint>
@@ -67,13 +68,14 @@ class DevicePrefetcher {
   bool advance();    // makes the next batch current; false at the end of the epoch
   void end_epoch(std::uint64_t epoch);  // an iterator of `epoch` is gone: stop its loading
   void start_copy();  // takes the loader's next batch and starts its copy
+  void copy_to_device(Batch host);  // starts the copy of `host` into next_
 
   DataLoader& loader_;
   Device device_;
   std::unique_ptr<CudaState> cuda_;  // null off CUDA
   DataLoader::iterator source_;
   std::optional<Batch> next_;  // on the device (or being copied there)
-  std::exception_ptr error_;   // the loader's error for the batch after current_, thrown in its turn
+  std::exception_ptr error_;   // the loader's or a copy's error for the batch after current_, thrown in its turn
   Batch current_;
   std::uint64_t epoch_ = 0;  // epochs begun; the running one is epoch_ - 1
 };
