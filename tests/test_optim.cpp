@@ -413,6 +413,44 @@ TEST(Optim, AmsgradsMaximumKeepsANanOnBothPaths) {
   }
 }
 
+// Without weight decay no decay term is added, as torch's `if weight_decay != 0`: 0 * inf would
+// turn an infinite parameter into NaN. Both paths: the fused kernel (p) and the composite one (q).
+TEST(Optim, WithoutWeightDecayAnInfiniteParameterStaysInfinite) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto check = [&](const char* label, optim::Optimizer& opt, Tensor& p, Tensor& q) {
+    for (int step = 0; step < 2; ++step) {
+      p.mutable_grad() = ones_like(p);
+      q.mutable_grad() = ones_like(q);
+      opt.step();
+    }
+    for (const Tensor& t : {p, q}) {
+      const std::vector<double> v = values_of(t);
+      EXPECT_EQ(v[0], inf) << label;
+      EXPECT_TRUE(std::isfinite(v[1])) << label;
+    }
+  };
+  const auto params = [&] {
+    Tensor p = tensor(std::vector<double>{inf, 1.0}).set_requires_grad(true);
+    Tensor q = non_contiguous_copy(tensor(std::vector<double>{inf, 1.0})).set_requires_grad(true);
+    return std::make_pair(p, q);
+  };
+  {
+    auto [p, q] = params();
+    optim::SGD sgd({p, q}, {.lr = 0.1, .momentum = 0.9});
+    check("SGD", sgd, p, q);
+  }
+  {
+    auto [p, q] = params();
+    optim::Adam adam({p, q}, {.lr = 0.01});
+    check("Adam", adam, p, q);
+  }
+  {
+    auto [p, q] = params();
+    optim::AdamW adamw({p, q}, {.lr = 0.01, .weight_decay = 0.0});
+    check("AdamW", adamw, p, q);
+  }
+}
+
 TEST(Optim, BadOptionsNameTheOption) {
   Tensor p = randn({2}).set_requires_grad(true);
   EXPECT_TRUE(throws_with<Error>([&] { optim::SGD({p}, {.lr = -1}); }, "learning rate"));

@@ -20,7 +20,7 @@ template <typename C> struct AdamScalars {
 template <typename C>
 HWARO_HOST_DEVICE inline void adam_update(C& p, C g, C& m, C& v, C* v_max, const AdamScalars<C>& s) {
   if (s.maximize) g = -g;
-  g += s.l2 * p;
+  if (s.l2 != C(0)) g += s.l2 * p;  // only with decay, as torch's: 0 * inf would make an inf parameter NaN
   p *= s.param_scale;
   m = s.beta1 * m + (C(1) - s.beta1) * g;
   v = s.beta2 * v + (C(1) - s.beta2) * g * g;
@@ -48,7 +48,7 @@ template <typename C> struct SgdScalars {
 
 template <typename C> HWARO_HOST_DEVICE inline void sgd_update(C& p, C g, C* buf, const SgdScalars<C>& s) {
   if (s.maximize) g = -g;
-  g += s.weight_decay * p;
+  if (s.weight_decay != C(0)) g += s.weight_decay * p;  // as adam_update's l2
   if (s.has_momentum) {
     *buf = s.first_step ? g : s.momentum * *buf + (C(1) - s.dampening) * g;
     g = s.nesterov ? g + s.momentum * *buf : *buf;
