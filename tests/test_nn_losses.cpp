@@ -92,6 +92,26 @@ TEST(Losses, RegressionAndBinaryLossesMatchReferences) {
   EXPECT_NEAR(F::binary_cross_entropy_with_logits(a, b).item<double>(), bce / n, 1e-10);
 }
 
+// Where the loss is tiny next to 1 (a confident right answer), 1 + e^-x and 1 - p round to 1 in
+// float32 and a log of them is 0; PyTorch takes log1p, and so must hwaro: float32 against float64.
+TEST(Losses, BinaryLossesKeepTheirDigitsWhereTheLossIsTiny) {
+  const std::uint64_t seed = fresh_seed();
+  SCOPED_TRACE(seed);
+  std::mt19937_64 rng(seed);
+  const Tensor logits = random_tensor({64}, kFloat32, rng, 10, 40);
+  const std::vector<double> x = values_of(logits);
+  std::vector<double> expected_logits;
+  for (double v : x) expected_logits.push_back(std::log1p(std::exp(-v)));
+  EXPECT_TRUE(all_close(values_of(F::binary_cross_entropy_with_logits(logits, ones({64}), F::Reduction::None)),
+                        expected_logits, 1e-5, 0.0));
+
+  const Tensor probs = random_tensor({64}, kFloat32, rng, 1e-9, 1e-4);
+  std::vector<double> expected_probs;
+  for (double p : values_of(probs)) expected_probs.push_back(-std::log1p(-p));
+  EXPECT_TRUE(all_close(values_of(F::binary_cross_entropy(probs, zeros({64}), F::Reduction::None)), expected_probs,
+                        1e-5, 0.0));
+}
+
 TEST(Losses, GradientsMatchFiniteDifferences) {
   std::mt19937_64 rng(fresh_seed());
   const Tensor target = random_tensor({5}, kInt64, rng, 0, 3);

@@ -223,6 +223,45 @@ TEST(LayerNorm, BiasFalseKeepsOnlyTheWeight) {
   EXPECT_TRUE(hw::equal(plain->forward(x), F::layer_norm(x, {5})));
 }
 
+// 16-bit inputs are normalised in float32, as PyTorch's CPU kernels accumulate them in float: in
+// float16 the squared deviations of values around 2000 (up to 500^2) pass 65504, and the mean,
+// rounded to 16 bits, would centre them wrongly. Checked against float64 on the 16-bit values.
+TEST(Normalization, SixteenBitInputsAreNormalisedInFloat32) {
+  const std::uint64_t seed = hw::test::fresh_seed();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  constexpr std::int64_t n = 4, c = 3, inner = 8;
+  for (hw::DType dtype : {hw::kFloat16, hw::kBFloat16}) {
+    SCOPED_TRACE(hw::dtype_name(dtype));
+    const Tensor x = hw::test::random_tensor({n, c, inner}, dtype, rng, 1500, 2500);
+    const std::vector<double> xv = hw::test::values_of(x);
+    const std::vector<double> ones(c, 1.0), zeros(c, 0.0);
+    const double rtol = hw::test::rtol_for(dtype), atol = hw::test::atol_for(dtype);
+
+    // layer_norm over the last dim, and group_norm with one channel per group: each row of `inner`.
+    const ChannelStats rows = channel_stats(xv, 1, n * c, inner);
+    const std::vector<double> by_row = ref_normalise(xv, 1, n * c, inner, rows.mean, rows.var,
+                                                     std::vector<double>(n * c, 1.0), std::vector<double>(n * c, 0.0), 1e-5);
+    EXPECT_TRUE(hw::test::all_close(hw::test::values_of(F::layer_norm(x, {inner})), by_row, rtol, atol));
+    EXPECT_TRUE(hw::test::all_close(hw::test::values_of(F::group_norm(x, c)), by_row, rtol, atol));
+
+    // batch_norm in training (the batch's statistics) and in evaluation (float32 running ones).
+    const ChannelStats channels = channel_stats(xv, n, c, inner);
+    const Tensor train = F::batch_norm(x, {}, {}, {}, {}, /*training=*/true);
+    EXPECT_EQ(train.dtype(), dtype);
+    EXPECT_TRUE(hw::test::all_close(hw::test::values_of(train),
+                                    ref_normalise(xv, n, c, inner, channels.mean, channels.var, ones, zeros, 1e-5),
+                                    rtol, atol));
+    const Tensor running_mean = hw::tensor(channels.mean).to(hw::kFloat32);
+    const Tensor running_var = hw::tensor(channels.var).to(hw::kFloat32);
+    EXPECT_TRUE(hw::test::all_close(
+        hw::test::values_of(F::batch_norm(x, running_mean, running_var, {}, {}, /*training=*/false)),
+        ref_normalise(xv, n, c, inner, hw::test::values_of(running_mean), hw::test::values_of(running_var), ones,
+                      zeros, 1e-5),
+        rtol, atol));
+  }
+}
+
 // As Linear (and PyTorch's norms): a float64 batch through float32 layers is refused, not promoted.
 TEST(Normalization, AnInputInAnotherDTypeThanTheAffineParametersIsRefused) {
   hw::nn::LayerNorm ln(hw::nn::LayerNormOptions({5}));

@@ -6,6 +6,7 @@
 
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
+#include "nn/compute_dtype.h"
 
 namespace hwaro::nn::functional {
 namespace {
@@ -46,12 +47,10 @@ Tensor selu(const Tensor& x) {
 Tensor softplus(const Tensor& x, double beta, double threshold) {
   check_floating("softplus", x);
   HWARO_CHECK(beta != 0.0, "softplus: beta must not be 0");
-  const bool reduced = x.dtype() == kFloat16 || x.dtype() == kBFloat16;
-  const Tensor wide = reduced ? x.to(kFloat32) : x;
+  const Tensor wide = x.to(compute_dtype(x.dtype()));
   const Tensor scaled = wide * beta;
   const Tensor smooth = scaled.clamp(std::nullopt, threshold).exp().log1p() / beta;
-  const Tensor y = where(scaled > threshold, wide, smooth);
-  return reduced ? y.to(x.dtype()) : y;
+  return where(scaled > threshold, wide, smooth).to(x.dtype());
 }
 
 Tensor hardtanh(const Tensor& x, double min_val, double max_val) {

@@ -1,6 +1,7 @@
 // functional: linear and dropout (the activations are functional_activations.cpp).
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
+#include "nn/compute_dtype.h"
 #include "ops/op_helpers.h"
 
 namespace hwaro::nn::functional {
@@ -23,8 +24,7 @@ Tensor dropout(const Tensor& x, double p, bool training) {
   if (p == 1.0) return x * 0;
   // Drawn in float32 for half and bfloat16: their uniform draws lie on a grid of 2^-11 or 2^-8,
   // which would keep a fraction other than 1 - p (none at all for p close to 1).
-  const bool reduced = x.dtype() == kFloat16 || x.dtype() == kBFloat16;
-  const Tensor keep = rand(x.sizes(), {.dtype = reduced ? kFloat32 : x.dtype(), .device = x.device()}) >= p;
+  const Tensor keep = rand(x.sizes(), {.dtype = compute_dtype(x.dtype()), .device = x.device()}) >= p;
   return x * keep.to(x.dtype()) * (1.0 / (1.0 - p));
 }
 

@@ -5,6 +5,7 @@
 
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
+#include "nn/compute_dtype.h"
 #include "ops/op_helpers.h"
 
 namespace hwaro::nn::functional {
@@ -160,6 +161,12 @@ Tensor clamped_log(const Tensor& p) {
   const Tensor positive = p > 0.0;
   return where(positive, where(positive, p, 1.0).log().clamp(-100.0), -100.0);
 }
+// log(1 - p), clamped as clamped_log, taken as log1p(-p) as PyTorch's kernel takes it: for p = 1e-8
+// it is -1e-8, where 1 - p rounds to 1 in float32.
+Tensor clamped_log_one_minus(const Tensor& p) {
+  const Tensor below_one = p < 1.0;
+  return where(below_one, (-where(below_one, p, 0.0)).log1p().clamp(-100.0), -100.0);
+}
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
@@ -223,10 +230,10 @@ Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& targ
   HWARO_CHECK(logits.is_floating_point(), op, ": expected floating point logits, got ", logits.dtype());
   if (pos_weight.defined()) check_broadcasts_to(op, "pos_weight", pos_weight, logits);
   if (weight.defined()) check_broadcasts_to(op, "weight", weight, logits);
-  // loss = (1 - y) x + (1 + (w - 1) y) * log(1 + e^-x), with log(1 + e^-x) = max(-x, 0) + log(e^-max + e^(-x-max)).
+  // loss = (1 - y) x + (1 + (w - 1) y) * log(1 + e^-x), with log(1 + e^-x) = softplus(-x) = -log_sigmoid(x)
+  // (log1p, as PyTorch's log_sigmoid: for x = 20 it is 2.06e-9, where log(1 + e^-20) rounds to 0 in float32).
   const Tensor y = target.to(logits.dtype());
-  const Tensor m = (-logits).clamp(0.0);
-  const Tensor log1p_exp = m + ((-m).exp() + (-logits - m).exp()).log();
+  const Tensor log1p_exp = softplus(-logits);
   const Tensor scale = pos_weight.defined() ? (pos_weight - 1) * y + 1 : ones_like(y);
   const Tensor loss = (1 - y) * logits + scale * log1p_exp;
   return reduce(op, weight.defined() ? loss * weight : loss, reduction);
@@ -245,8 +252,7 @@ Tensor binary_cross_entropy(const Tensor& probs, const Tensor& target, Reduction
               ": all elements of target should be between 0 and 1 (the probability of the positive class)");
   // 16-bit probabilities are computed in float32, where 1e-12 and the slope near saturation fit
   // (in float16 1e-12 is 0 and the slope overflows, and 0 * inf would make the loss NaN).
-  const bool reduced = probs.dtype() == kFloat16 || probs.dtype() == kBFloat16;
-  const Tensor q = reduced ? probs.to(kFloat32) : probs;
+  const Tensor q = probs.to(compute_dtype(probs.dtype()));
   const Tensor y = target.to(q.dtype());
   const Tensor p = q.detach();
   // The value is the clamped formula's. The probabilities' gradient is PyTorch's closed form
@@ -254,10 +260,10 @@ Tensor binary_cross_entropy(const Tensor& probs, const Tensor& target, Reduction
   // (exactly 0 or 1) the clamp would pass none of the y log p term, and the gradient would point
   // further into saturation (+0.7 at p = 0, y = 0.3, where PyTorch's is -3e11). (q - p) is 0
   // and carries that gradient; the target's is the clamped logs' difference. Not twice differentiable.
-  const Tensor value = -(y * clamped_log(p) + (1 - y) * clamped_log(1 - p));
+  const Tensor value = -(y * clamped_log(p) + (1 - y) * clamped_log_one_minus(p));
   const Tensor slope = ((p - y) / (p * (1 - p)).clamp(1e-12)).detach();
   const Tensor wide_loss = value + (q - p) * slope;
-  const Tensor loss = reduced ? wide_loss.to(probs.dtype()) : wide_loss;
+  const Tensor loss = wide_loss.to(probs.dtype());
   return reduce(op, weight.defined() ? loss * weight : loss, reduction);
 }
 

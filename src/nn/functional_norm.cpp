@@ -8,6 +8,7 @@
 #include "hwaro/autograd.h"
 #include "hwaro/nn/functional.h"
 #include "hwaro/ops.h"
+#include "nn/compute_dtype.h"
 #include "ops/op_helpers.h"
 
 namespace hwaro::nn::functional {
@@ -67,12 +68,16 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   for (std::int64_t d = 2; d < ndim; ++d) dims.push_back(d);
   const std::int64_t count = x.numel() / channels;
 
+  // 16-bit inputs are normalised in float32 (compute_dtype.h); the output has the input's dtype.
+  const DType wide = compute_dtype(x.dtype());
+  const Tensor wx = x.to(wide);
+  const Tensor w = weight.defined() ? weight.to(wide) : weight, b = bias.defined() ? bias.to(wide) : bias;
   Tensor mean, var;
   if (training || !running_mean.defined()) {
     HWARO_CHECK(count > 1, "batch_norm: expected more than 1 value per channel when training, got input of shape ",
                 x.sizes());
-    mean = x.mean(dims, /*keepdim=*/true);
-    const Tensor centred = x - mean;
+    mean = wx.mean(dims, /*keepdim=*/true);
+    const Tensor centred = wx - mean;
     var = (centred * centred).mean(dims, /*keepdim=*/true);
     if (training && running_mean.defined()) {
       NoGradGuard no_grad;
@@ -82,15 +87,15 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
       rv.mul_(1.0 - momentum).add_(var.detach().reshape({channels}).to(rv.dtype()), momentum * unbias);
     }
     Tensor y = centred * (var + eps).rsqrt();
-    if (weight.defined()) y = y * along_channels(weight, ndim);
-    return bias.defined() ? y + along_channels(bias, ndim) : y;
+    if (w.defined()) y = y * along_channels(w, ndim);
+    return (b.defined() ? y + along_channels(b, ndim) : y).to(x.dtype());
   }
   // Evaluation: the running statistics are constants, so scale and shift fold into one [C] each.
-  Tensor scale = (running_var.to(x.dtype()) + eps).rsqrt();
-  if (weight.defined()) scale = scale * weight;
-  Tensor shift = -running_mean.to(x.dtype()) * scale;
-  if (bias.defined()) shift = shift + bias;
-  return x * along_channels(scale, ndim) + along_channels(shift, ndim);
+  Tensor scale = (running_var.to(wide) + eps).rsqrt();
+  if (w.defined()) scale = scale * w;
+  Tensor shift = -running_mean.to(wide) * scale;
+  if (b.defined()) shift = shift + b;
+  return (wx * along_channels(scale, ndim) + along_channels(shift, ndim)).to(x.dtype());
 }
 
 Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias, double eps) {
@@ -111,12 +116,15 @@ Tensor layer_norm(const Tensor& x, IntArrayRef normalized_shape, const Tensor& w
   check_affine_dtype("layer_norm", "bias", bias, x);
   std::vector<std::int64_t> dims;
   for (std::int64_t d = x.dim() - k; d < x.dim(); ++d) dims.push_back(d);
-  const Tensor mean = x.mean(dims, /*keepdim=*/true);
-  const Tensor centred = x - mean;
+  // 16-bit inputs are normalised in float32 (compute_dtype.h); the output has the input's dtype.
+  const DType wide = compute_dtype(x.dtype());
+  const Tensor wx = x.to(wide);
+  const Tensor mean = wx.mean(dims, /*keepdim=*/true);
+  const Tensor centred = wx - mean;
   const Tensor var = (centred * centred).mean(dims, /*keepdim=*/true);
   Tensor y = centred * (var + eps).rsqrt();
-  if (weight.defined()) y = y * weight;
-  return bias.defined() ? y + bias : y;
+  if (weight.defined()) y = y * weight.to(wide);
+  return (bias.defined() ? y + bias.to(wide) : y).to(x.dtype());
 }
 
 Tensor group_norm(const Tensor& x, std::int64_t num_groups, const Tensor& weight, const Tensor& bias, double eps) {
@@ -138,13 +146,16 @@ Tensor group_norm(const Tensor& x, std::int64_t num_groups, const Tensor& weight
   check_affine_dtype("group_norm", "bias", bias, x);
   // Each sample's group as one row: [N, G, C / G * positions]. The row length is given, not -1,
   // so that an empty batch reshapes too.
-  const Tensor grouped = x.reshape({batch, num_groups, x.numel() / std::max<std::int64_t>(batch, 1) / num_groups});
+  // 16-bit inputs are normalised in float32 (compute_dtype.h); the output has the input's dtype.
+  const DType wide = compute_dtype(x.dtype());
+  const Tensor grouped =
+      x.to(wide).reshape({batch, num_groups, x.numel() / std::max<std::int64_t>(batch, 1) / num_groups});
   const Tensor mean = grouped.mean({2}, /*keepdim=*/true);
   const Tensor centred = grouped - mean;
   const Tensor var = (centred * centred).mean({2}, /*keepdim=*/true);
   Tensor y = (centred * (var + eps).rsqrt()).reshape(x.sizes());
-  if (weight.defined()) y = y * along_channels(weight, ndim);
-  return bias.defined() ? y + along_channels(bias, ndim) : y;
+  if (weight.defined()) y = y * along_channels(weight.to(wide), ndim);
+  return (bias.defined() ? y + along_channels(bias.to(wide), ndim) : y).to(x.dtype());
 }
 
 Tensor embedding(const Tensor& index_tensor, const Tensor& weight, std::optional<std::int64_t> padding_idx,
