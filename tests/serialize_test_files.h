@@ -52,4 +52,11 @@ inline std::string safetensors_bytes(const std::string& header, const std::strin
   return out + header + data;
 }
 
+// Where a safetensors file's data section starts: 8 + the header length its first 8 bytes give.
+inline std::size_t header_end(const std::string& file) {
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = n << 8 | static_cast<unsigned char>(file.at(static_cast<std::size_t>(i)));
+  return 8 + static_cast<std::size_t>(n);
+}
+
 }  // namespace hwaro::test

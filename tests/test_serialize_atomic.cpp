@@ -97,6 +97,20 @@ TEST(SerializeAtomic, ASymbolicLinkIsWrittenThroughNotReplaced) {
   EXPECT_EQ(static_cast<std::size_t>(std::distance(std::filesystem::directory_iterator(dir.file("runs")), {})), 1u);
 }
 
+// A link whose target does not exist yet (a "latest" link made before the first save) gets its
+// target written, as open(O_CREAT) would, and stays a link.
+TEST(SerializeAtomic, ADanglingSymbolicLinkGetsItsTargetWritten) {
+  ScratchDir dir;
+  std::filesystem::create_directory(dir.file("runs"));
+  const std::string link = dir.file("latest.safetensors");
+  std::filesystem::create_symlink("runs/next.safetensors", link);
+  std::filesystem::create_symlink("../latest.safetensors", dir.file("runs/chained.safetensors"));
+  save({{"w", ones({2})}}, dir.file("runs/chained.safetensors"));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.file("runs/chained.safetensors")));
+  EXPECT_EQ(load(dir.file("runs/next.safetensors")).at("w").numel(), 2);
+}
+
 TEST(SerializeAtomic, ANameNearTheLengthLimitStillSaves) {
   // "<name>.tmp-XXXXXX" would pass the 255-byte name limit; the temporary name is cut short instead.
   ScratchDir dir;

@@ -150,7 +150,7 @@ TEST_F(SerializeValidation, DTypeNotAStringUnknownOrUnsupported) {
   EXPECT_TRUE(rejected(file_with(object(R"("a":{"dtype":4,"shape":[2],"data_offsets":[0,8]})"), 8),
                        "tensor 'a' dtype is 4, expected a string"));
   EXPECT_TRUE(rejected(file_with(object(entry("a", "Q7", "[2]", 0, 8)), 8), "\"Q7\", which is not a safetensors dtype"));
-  for (const char* unsupported : {"I8", "I16", "U16", "U32", "U64", "F8_E4M3"}) {
+  for (const char* unsupported : {"I8", "I16", "U16", "U32", "U64", "F8_E4M3", "F6_E3M2", "F8_E5M2FNUZ", "C64"}) {
     SCOPED_TRACE(unsupported);
     EXPECT_TRUE(rejected(file_with(object(entry("a", unsupported, "[2]", 0, 2)), 2),
                          detail::str_cat("\"", unsupported, "\", which hwaro does not support; supported: F64, F32")));

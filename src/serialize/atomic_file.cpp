@@ -27,12 +27,19 @@ std::string directory_of(const std::string& path) {
   return path.substr(0, slash);
 }
 
-// Where the bytes go: a symbolic link is written through, as open() would, not replaced by a file.
+// Where the bytes go: a symbolic link is written through, as open() would, not replaced by a file;
+// a dangling one gets its target made. The links are followed here, one at a time, because
+// std::filesystem::weakly_canonical leaves a dangling link unresolved.
 std::string resolved_target(const std::string& path) {
+  constexpr int kMaxLinks = 40;  // Linux's MAXSYMLINKS, past which open() fails with ELOOP
+  std::filesystem::path target = path;
   std::error_code error;
-  if (!std::filesystem::is_symlink(path, error)) return path;
-  const std::filesystem::path resolved = std::filesystem::weakly_canonical(path, error);
-  return error ? path : resolved.string();
+  for (int links = 0; links < kMaxLinks && std::filesystem::is_symlink(target, error); ++links) {
+    const std::filesystem::path next = std::filesystem::read_symlink(target, error);
+    if (error) return path;
+    target = next.is_absolute() ? next : target.parent_path() / next;
+  }
+  return target.string();
 }
 
 // The process's umask, read without changing it (umask() sets it process-wide, racing other

@@ -20,8 +20,10 @@ constexpr std::array<std::pair<DType, const char*>, kNumDTypes> kNames{{
 }};
 
 // The rest of safetensors' dtypes: legal in a file, but hwaro has no matching DType.
-constexpr std::array<std::string_view, 10> kOtherSafetensorsNames{
-    "I8", "I16", "U16", "U32", "U64", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F4", "F6_E2M3"};
+// As the reference reader's Dtype enum (safetensors' tensor.rs).
+constexpr std::array<std::string_view, 14> kOtherSafetensorsNames{
+    "I8",       "I16", "U16",     "U32",     "U64",         "F8_E5M2",     "F8_E4M3",
+    "F8_E8M0",  "F4",  "F6_E2M3", "F6_E3M2", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "C64"};
 
 }  // namespace
 

@@ -180,8 +180,8 @@ void check_tiling(std::vector<TensorEntry>& tensors, std::uint64_t data_bytes, c
 }  // namespace
 
 Header parse_header(const std::string& text, std::uint64_t data_bytes, const std::string& path) {
-  // As the reference reader: the JSON object starts at the first byte (writers pad at the end), so
-  // a header that parses is an object.
+  // As the format's description says (the reference reader does not check it yet): the JSON object
+  // starts at the first byte (writers pad at the end), so a header that parses is an object.
   if (text.empty() || text.front() != '{') fail(path, "its header does not start with '{'");
   HeaderParseGuard guard;
   json root;
