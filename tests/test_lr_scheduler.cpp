@@ -252,7 +252,7 @@ TEST(LRScheduler, BadArgumentsAreErrors) {
   optim::SGD opt({p}, {.lr = 1.0});
   EXPECT_THROW(optim::StepLR(opt, 0), Error);
   EXPECT_THROW(optim::CosineAnnealingLR(opt, 0), Error);
-  EXPECT_THROW(optim::OneCycleLR(opt, 1.0, 1), Error);
+  EXPECT_THROW(optim::OneCycleLR(opt, 1.0, 0), Error);
 }
 
 // Float64 reference of the joint p-norm of all gradients.

@@ -217,12 +217,15 @@ TEST(OneCycleLR, BadOptionsAreClearErrors) {
       {{.max_lr = {}, .total_steps = 10}, "one for each of the 2 parameter groups, found 0"},
       {{.max_lr = {1.0, 2.0, 3.0}, .total_steps = 10}, "one for each of the 2 parameter groups, found 3"},
       {{.max_lr = {1.0, -2.0}, .total_steps = 10}, "expected max_lr > 0, found -2"},
-      {{.max_lr = {1.0}, .total_steps = 100, .pct_start = 0.6, .three_phase = true}, "so the third phase has a step"},
+      {{.max_lr = {1.0}, .total_steps = 0}, "expected total_steps > 0, found 0"},
+      {{.max_lr = {1.0}, .total_steps = 10, .pct_start = 1.5}, "expected pct_start in [0, 1], found 1.5"},
+      {{.max_lr = {1.0}, .total_steps = 10, .pct_start = 0.1},
+       "step 0 falls in phase 1 of 2, which starts and ends at step 0"},
       {{.max_lr = {1.0}, .total_steps = 10, .base_momentum = {0.8, 0.8, 0.8}},
        "expected one base_momentum, or one for each of the 2 parameter groups, found 3"},
       {{.max_lr = {1.0}, .total_steps = 10, .max_momentum = {}},
        "expected one max_momentum, or one for each of the 2 parameter groups, found 0"},
-      {{.max_lr = {1.0}, .total_steps = 10, .base_momentum = {0.8, 0.96}}, "found 0.96 and 0.95 for parameter group 1"},
+      {{.max_lr = {1.0}, .total_steps = 10, .base_momentum = {0.8, 1.0}}, "found 1 and 0.95 for parameter group 1"},
   };
   for (const auto& [options, message] : cases) {
     SCOPED_TRACE(message);
@@ -235,6 +238,42 @@ TEST(OneCycleLR, BadOptionsAreClearErrors) {
       opt, {.max_lr = {1.0}, .total_steps = 10, .cycle_momentum = false, .base_momentum = {0.8, 0.8, 0.8}}));
   // Two phases take the same pct_start: the second phase runs to the end.
   EXPECT_NO_THROW(optim::OneCycleLR(opt, {.max_lr = {1.0}, .total_steps = 100, .pct_start = 0.6}));
+}
+
+// What PyTorch accepts, hwaro follows step by step: a warm-up shorter than a step, a cycle of one
+// step, pct_start 0, a second phase that ends after the cycle, a momentum that rises with the lr.
+// With pct_start 1 the last phase has length 0, and PyTorch divides by zero at the step that
+// reaches it: that step is refused and leaves the schedule as it was.
+TEST(OneCycleLR, ShortAndUnusualCyclesFollowPyTorch) {
+  const std::vector<Cycle> cycles = {
+      {.total = 3, .pct_start = 0.3, .max_lr = 1.0},
+      {.total = 1, .pct_start = 0.3, .max_lr = 0.5},
+      {.total = 10, .pct_start = 0.0, .max_lr = 0.2, .linear = true},
+      {.total = 100, .pct_start = 0.6, .max_lr = 1.0, .three_phase = true},
+      {.total = 20, .pct_start = 0.25, .max_lr = 0.3, .base_m = 0.95, .max_m = 0.85},
+  };
+  for (const Cycle& c : cycles) {
+    SCOPED_TRACE("total " + std::to_string(c.total) + " pct_start " + std::to_string(c.pct_start));
+    optim::SGD opt({zeros({3}).set_requires_grad(true)}, {.lr = 0.1, .momentum = 0.9});
+    optim::OneCycleLROptions options = options_of(c);
+    options.base_momentum = {c.base_m};
+    options.max_momentum = {c.max_m};
+    optim::OneCycleLR sched(opt, options);
+    const auto got = run_cycle(opt, sched, c.total);
+    for (std::int64_t step = 0; step <= c.total; ++step) {
+      const auto [lr, momentum] = reference(step, c);
+      EXPECT_NEAR(got[static_cast<std::size_t>(step)].first, lr, 1e-12 * c.max_lr) << "step " << step;
+      EXPECT_NEAR(got[static_cast<std::size_t>(step)].second, momentum, 1e-12) << "step " << step;
+    }
+  }
+  const Cycle full_warmup{.total = 10, .pct_start = 1.0, .max_lr = 1.0};
+  optim::SGD opt({zeros({3}).set_requires_grad(true)}, {.lr = 0.1, .momentum = 0.9});
+  optim::OneCycleLR sched(opt, options_of(full_warmup));
+  for (std::int64_t step = 1; step < full_warmup.total; ++step) sched.step();
+  EXPECT_NEAR(opt.param_groups()[0].lr, reference(full_warmup.total - 1, full_warmup).first, 1e-12);
+  EXPECT_TRUE(throws_with<Error>([&] { sched.step(); }, "step 10 falls in phase 2 of 2, which starts and ends at step 9"));
+  EXPECT_EQ(sched.last_epoch(), full_warmup.total - 1);
+  EXPECT_NEAR(opt.param_groups()[0].lr, 1.0, 1e-12);
 }
 
 }  // namespace

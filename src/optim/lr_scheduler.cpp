@@ -147,7 +147,7 @@ namespace {
 // The cycle's length, as PyTorch's: total_steps where given, else epochs * steps_per_epoch.
 std::int64_t cycle_steps(const OneCycleLROptions& o) {
   if (o.total_steps) {
-    HWARO_CHECK(*o.total_steps > 1, "OneCycleLR: expected total_steps > 1, found ", *o.total_steps);
+    HWARO_CHECK(*o.total_steps > 0, "OneCycleLR: expected total_steps > 0, found ", *o.total_steps);
     return *o.total_steps;
   }
   HWARO_CHECK(o.epochs && o.steps_per_epoch, "OneCycleLR: give total_steps, or epochs and steps_per_epoch");
@@ -156,7 +156,6 @@ std::int64_t cycle_steps(const OneCycleLROptions& o) {
               " and ", per_epoch);
   HWARO_CHECK(epochs <= std::numeric_limits<std::int64_t>::max() / per_epoch, "OneCycleLR: epochs * steps_per_epoch (",
               epochs, " * ", per_epoch, ") overflows int64");
-  HWARO_CHECK(epochs * per_epoch > 1, "OneCycleLR: expected epochs * steps_per_epoch > 1, found ", epochs * per_epoch);
   return epochs * per_epoch;
 }
 
@@ -192,24 +191,22 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, OneCycleLROptions o)
   auto& groups = optimizer.param_groups();
   const std::vector<double> max_lrs = per_group(o.max_lr, groups.size(), "max_lr");
   for (double max_lr : max_lrs) HWARO_CHECK(max_lr > 0, "OneCycleLR: expected max_lr > 0, found ", max_lr);
-  HWARO_CHECK(o.pct_start > 0 && o.pct_start < 1, "OneCycleLR: expected pct_start in (0, 1), found ", o.pct_start);
+  HWARO_CHECK(o.pct_start >= 0 && o.pct_start <= 1, "OneCycleLR: expected pct_start in [0, 1], found ", o.pct_start);
   HWARO_CHECK(o.div_factor > 0 && o.final_div_factor > 0, "OneCycleLR: expected div_factor and final_div_factor > 0, ",
               "found ", o.div_factor, " and ", o.final_div_factor);
   const double total = static_cast<double>(total_steps_);
-  // The ends of the phases, as PyTorch computes them; each phase must have a step, else its pct
-  // divides by zero.
+  // The ends of the phases, as PyTorch computes them. As PyTorch's, a phase may end before the
+  // previous one (a short cycle passes it by) or after the cycle (the cycle ends inside it); only a
+  // step that falls in a phase of length 0 is refused, where PyTorch divides by zero (phase()).
   const double warm_end = o.pct_start * total - 1, down_end = 2 * o.pct_start * total - 2, last = total - 1;
-  HWARO_CHECK(warm_end > 0, "OneCycleLR: pct_start * total_steps must exceed 1 so the warm-up phase has a step, ",
-              "found ", o.pct_start * total);
-  HWARO_CHECK(!o.three_phase || down_end < last, "OneCycleLR: with three_phase, 2 * pct_start * total_steps - 2 ",
-              "(the end of the second phase) must be below total_steps - 1 so the third phase has a step, found ",
-              down_end, " and ", last, "; lower pct_start");
   if (o.cycle_momentum) {
     const std::vector<double> base = per_group(o.base_momentum, groups.size(), "base_momentum");
     const std::vector<double> max = per_group(o.max_momentum, groups.size(), "max_momentum");
     for (std::size_t g = 0; g < groups.size(); ++g) {
-      HWARO_CHECK(0 <= base[g] && base[g] <= max[g] && max[g] < 1,
-                  "OneCycleLR: expected 0 <= base_momentum <= max_momentum < 1, found ", base[g], " and ", max[g],
+      // PyTorch checks neither; hwaro keeps them in [0, 1), where Adam's beta1 must be. Either may be
+      // the larger (a cycle may raise the momentum with the lr).
+      HWARO_CHECK(0 <= base[g] && base[g] < 1 && 0 <= max[g] && max[g] < 1,
+                  "OneCycleLR: expected base_momentum and max_momentum in [0, 1), found ", base[g], " and ", max[g],
                   " for parameter group ", g);
       HWARO_CHECK(groups[g].momentum.has_value(), "OneCycleLR: the optimizer must support momentum or beta1 with ",
                   "cycle_momentum enabled; pass cycle_momentum = false");
@@ -224,6 +221,7 @@ OneCycleLR::OneCycleLR(Optimizer& optimizer, OneCycleLROptions o)
   } else {
     phases_ = {{warm_end, kInitialLr, kMaxLr, high, low}, {last, kMaxLr, kMinLr, low, high}};
   }
+  phase(0);  // refuses a cycle whose first step falls in a phase of length 0 before any group changes
   for (std::size_t g = 0; g < groups.size(); ++g) {
     const double max_lr = max_lrs[g];
     const double initial_lr = max_lr / o.div_factor;
@@ -243,6 +241,9 @@ std::pair<const OneCycleLR::Phase*, double> OneCycleLR::phase(std::int64_t epoch
   double start = 0;
   std::size_t i = 0;
   for (; i + 1 < phases_.size() && e > phases_[i].end_step; ++i) start = phases_[i].end_step;
+  HWARO_CHECK(phases_[i].end_step != start, "OneCycleLR: step ", epoch, " falls in phase ", i + 1, " of ",
+              phases_.size(), ", which starts and ends at step ", start, " (pct_start * total_steps decides ",
+              "where the phases end); PyTorch divides by zero here; change pct_start or total_steps");
   return {&phases_[i], (e - start) / (phases_[i].end_step - start)};
 }
 

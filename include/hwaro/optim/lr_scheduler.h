@@ -174,7 +174,8 @@ struct OneCycleLROptions {
 // momentum (SGD's momentum, Adam's beta1) moves the other way: from max_momentum down to
 // base_momentum while the lr rises, then back up. As PyTorch's, last_epoch may reach total_steps
 // (the last step() of a loop of total_steps iterations); stepping past it is an error, which
-// leaves the schedule as it was.
+// leaves the schedule as it was. So is a step that falls in a phase of length 0, where PyTorch
+// divides by zero: step 0 when pct_start * total_steps is 1, the last step when pct_start is 1.
 class OneCycleLR : public LRScheduler {
  public:
   OneCycleLR(Optimizer& optimizer, OneCycleLROptions options);
@@ -213,8 +214,8 @@ class OneCycleLR : public LRScheduler {
 //   auto cosine = std::make_shared<hw::optim::CosineAnnealingLR>(opt, 95);
 //   hw::optim::SequentialLR sched(opt, {warmup, cosine}, {5});
 // Step only the SequentialLR. Its state_dict is an LRScheduler's; loading its base lrs gives them
-// to its schedulers too. One more scheduler than milestones, milestones increasing and positive,
-// every scheduler on this optimiser (PyTorch's checks).
+// to its schedulers too. One more scheduler than milestones and every scheduler on this optimiser
+// (PyTorch's checks); milestones increasing and positive (hwaro's: PyTorch does not check them).
 class SequentialLR : public LRScheduler {
  public:
   SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRScheduler>> schedulers,
