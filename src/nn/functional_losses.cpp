@@ -230,10 +230,14 @@ Tensor binary_cross_entropy_with_logits(const Tensor& logits, const Tensor& targ
   HWARO_CHECK(logits.is_floating_point(), op, ": expected floating point logits, got ", logits.dtype());
   if (pos_weight.defined()) check_broadcasts_to(op, "pos_weight", pos_weight, logits);
   if (weight.defined()) check_broadcasts_to(op, "weight", weight, logits);
-  // loss = (1 - y) x + (1 + (w - 1) y) * log(1 + e^-x), with log(1 + e^-x) = softplus(-x) = -log_sigmoid(x)
-  // (log1p, as PyTorch's log_sigmoid: for x = 20 it is 2.06e-9, where log(1 + e^-20) rounds to 0 in float32).
+  // loss = (1 - y) x + (1 + (w - 1) y) * log(1 + e^-x). log(1 + e^-x) = m + log(e^-m + e^(-x-m)) for
+  // any m; with m = max(-x, 0) no exp overflows, and the log is taken as log1p(expm1(-m) + e^(-x-m)),
+  // as PyTorch's log_sigmoid takes log1p: for x = 20 it is 2.06e-9, where 1 + e^-20 rounds to 1 in
+  // float32. The value does not depend on m, so m carries no gradient and the one through x is
+  // -sigmoid(-x) everywhere, x = 0 included.
   const Tensor y = target.to(logits.dtype());
-  const Tensor log1p_exp = softplus(-logits);
+  const Tensor m = (-logits).clamp(0.0).detach();
+  const Tensor log1p_exp = m + ((-m).expm1() + (-logits - m).exp()).log1p();
   const Tensor scale = pos_weight.defined() ? (pos_weight - 1) * y + 1 : ones_like(y);
   const Tensor loss = (1 - y) * logits + scale * log1p_exp;
   return reduce(op, weight.defined() ? loss * weight : loss, reduction);
