@@ -180,6 +180,58 @@ TEST(ModuleList, ToDeviceMovesEveryItemsParametersInPlace) {
 
 double sigmoid_ref(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
+// As PyTorch's model[0] = nn.Linear(...): a child a container replaces is the one its forward()
+// and its indexing use, not only the one parameters() lists.
+TEST(Containers, ReplacingAChildChangesWhatTheContainerRuns) {
+  nn::Sequential seq(nn::Linear(3, 4), nn::ReLU());
+  const nn::Linear wider(3, 5);
+  seq->replace_module("0", wider);
+  EXPECT_EQ(seq->forward(ones({2, 3})).size(1), 5);
+  EXPECT_EQ((*seq)[0], wider.ptr());
+  EXPECT_TRUE(equal(seq->parameters()[0], wider->weight));
+
+  nn::ModuleList list(nn::Linear(2, 2), nn::Linear(2, 2));
+  const nn::Tanh tanh;
+  list->replace_module("1", tanh);
+  EXPECT_EQ((*list)[1], tanh.ptr());
+  EXPECT_EQ(*std::next(list->begin()), tanh.ptr());
+  EXPECT_EQ(list->parameters().size(), 2u) << "the replaced Linear's parameters are gone";
+
+  nn::ModuleDict heads(
+      std::vector<nn::ModuleDictImpl::Item>{{"digits", nn::Linear(4, 10).ptr()}, {"letters", nn::Linear(4, 26).ptr()}});
+  const nn::Linear fewer(4, 2);
+  heads->replace_module("digits", fewer);
+  EXPECT_EQ((*heads)["digits"], fewer.ptr());
+  EXPECT_EQ(heads->values()[0], fewer.ptr());
+}
+
+// As PyTorch's Module.to: an integer dtype is refused with or without a device, before anything
+// moves (a frozen model, whose tensors set_data would not guard, was converted to integers).
+TEST(ModuleTo, AnIntegerDTypeIsRefusedWithADeviceToo) {
+  nn::Linear frozen(2, 2);
+  frozen->requires_grad_(false);
+  EXPECT_TRUE(throws_with<Error>([&] { frozen->to(Device("cpu"), kInt64); }, "only accepts floating point dtypes"));
+  EXPECT_EQ(frozen->weight.dtype(), kFloat32);
+}
+
+// An undefined buffer (PyTorch's None) is not listed, as PyTorch's buffers() skips None, so a
+// module whose first buffer is undefined still has a device.
+struct OptionalScaleImpl : nn::Module {
+  OptionalScaleImpl() {
+    register_buffer("shift", Tensor());
+    register_buffer("scale", ones({1}).to(other_device()));
+  }
+};
+HWARO_MODULE(OptionalScale);
+
+TEST(ModuleBuffers, AnUndefinedBufferIsNotListed) {
+  OptionalScale m;
+  ASSERT_EQ(m->named_buffers().size(), 1u);
+  EXPECT_EQ(m->named_buffers()[0].first, "scale");
+  EXPECT_EQ(m->buffers().size(), 1u);
+  EXPECT_EQ(m->device(), other_device());
+}
+
 TEST(ActivationModules, ForwardMatchesTheOpsAndFloat64References) {
   const std::uint64_t seed = fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

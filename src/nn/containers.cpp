@@ -1,6 +1,8 @@
 #include "hwaro/nn/containers.h"
 
+#include <charconv>
 #include <sstream>
+#include <system_error>
 
 #include "hwaro/errors.h"
 
@@ -52,9 +54,8 @@ std::size_t ModuleDictImpl::index_of(const std::string& key) const {
 
 void ModuleDictImpl::insert(const std::string& key, std::shared_ptr<Module> module) {
   HWARO_CHECK(module != nullptr, "ModuleDict: '", key, "' is an empty module");
-  if (const std::size_t i = index_of(key); i < items_.size()) {
-    replace_module(key, module);
-    items_[i].second = std::move(module);
+  if (contains(key)) {
+    replace_module(key, std::move(module));  // child_replaced puts it in its place in items_
     return;
   }
   register_module(key, module);
@@ -91,6 +92,28 @@ std::shared_ptr<Module> ModuleDictImpl::clone_module() const {
   auto copy = std::make_shared<ModuleDictImpl>();
   for (const auto& [key, module] : items_) copy->insert(key, module->clone_module());
   return copy;
+}
+
+namespace {
+// The position that push_back named the child `name` after, or `size` where it names none (a child
+// registered under another name by hand is not one of the container's items).
+std::size_t position_named(const std::string& name, std::size_t size) {
+  std::size_t i = 0;
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), i);
+  return error == std::errc() && end == name.data() + name.size() && i < size ? i : size;
+}
+}  // namespace
+
+void SequentialImpl::child_replaced(const std::string& name, const std::shared_ptr<Module>& module) {
+  if (const std::size_t i = position_named(name, layers_.size()); i < layers_.size()) layers_[i] = module;
+}
+
+void ModuleListImpl::child_replaced(const std::string& name, const std::shared_ptr<Module>& module) {
+  if (const std::size_t i = position_named(name, items_.size()); i < items_.size()) items_[i] = module;
+}
+
+void ModuleDictImpl::child_replaced(const std::string& name, const std::shared_ptr<Module>& module) {
+  if (const std::size_t i = index_of(name); i < items_.size()) items_[i].second = module;
 }
 
 }  // namespace hwaro::nn

@@ -79,6 +79,7 @@ void Module::replace_child(const std::string& name, std::shared_ptr<Module> chil
     if (n != name) continue;
     child->set_path(path_.empty() ? name : path_ + "." + name);
     current = std::move(child);
+    child_replaced(name, current);
     return;
   }
   HWARO_CHECK(false, "replace_module: ", this->name(), " has no child module '", name,
@@ -109,12 +110,12 @@ void Module::collect_state(const std::string& prefix, std::vector<std::pair<std:
 }
 
 namespace {
-// A tensor registered under several names (tied weights) is kept under its first one only, as
-// PyTorch's named_parameters()/named_buffers() (remove_duplicate=True).
+// A tensor registered under several names (tied weights) is kept under its first one only, and an
+// undefined one (PyTorch's None) not at all, as PyTorch's named_parameters()/named_buffers().
 std::vector<std::pair<std::string, Tensor>> without_duplicates(std::vector<std::pair<std::string, Tensor>> named) {
   std::set<const TensorImpl*> seen;
   std::erase_if(named,
-                [&](const auto& entry) { return entry.second.defined() && !seen.insert(entry.second.impl()).second; });
+                [&](const auto& entry) { return !entry.second.defined() || !seen.insert(entry.second.impl()).second; });
   return named;
 }
 }  // namespace
@@ -231,14 +232,21 @@ void Module::to(Device device, bool non_blocking) {
   warn_about_unregistered(device, std::nullopt);
 }
 
-void Module::to(DType dtype) {
-  // As PyTorch's: checked before anything moves, so a refused call leaves the module as it was.
+namespace {
+// As PyTorch's: checked before anything moves, so a refused call leaves the module as it was.
+void check_module_dtype(DType dtype) {
   HWARO_CHECK(is_floating_point(dtype), "Module::to(dtype) only accepts floating point dtypes, got ", dtype);
+}
+}  // namespace
+
+void Module::to(DType dtype) {
+  check_module_dtype(dtype);
   move_tensors([&](const Tensor& t) { return t.is_floating_point() ? t.to(dtype) : t; });
   warn_about_unregistered(std::nullopt, dtype);
 }
 
 void Module::to(Device device, DType dtype, bool non_blocking) {
+  check_module_dtype(dtype);
   move_tensors([&](const Tensor& t) { return t.is_floating_point() ? t.to(device, dtype, non_blocking) : t.to(device, non_blocking); });
   warn_about_unregistered(device, dtype);
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Containers: Sequential (children applied in order), ModuleList (children held, the caller
 // decides how to use them; named "0", "1", ... as in PyTorch) and ModuleDict (children by name,
-// in insertion order).
+// in insertion order). replace_module("2", ...) on one of them changes what forward() and
+// indexing use, as PyTorch's model[2] = ... does.
 #include <memory>
 #include <string>
 #include <utility>
@@ -27,6 +28,9 @@ class SequentialImpl : public Module {
   std::size_t size() const { return layers_.size(); }
   std::shared_ptr<Module> operator[](std::size_t i) const;
 
+ protected:
+  void child_replaced(const std::string& name, const std::shared_ptr<Module>& module) override;
+
  private:
   std::vector<std::shared_ptr<Module>> layers_;
 };
@@ -48,6 +52,9 @@ class ModuleListImpl : public Module {
   std::shared_ptr<Module> operator[](std::size_t i) const;
   auto begin() const { return items_.begin(); }
   auto end() const { return items_.end(); }
+
+ protected:
+  void child_replaced(const std::string& name, const std::shared_ptr<Module>& module) override;
 
  private:
   std::vector<std::shared_ptr<Module>> items_;
@@ -80,6 +87,9 @@ class ModuleDictImpl : public Module {
   auto begin() const { return items_.begin(); }
   auto end() const { return items_.end(); }
   std::shared_ptr<Module> clone_module() const override;  // each item's clone_module(), same keys
+
+ protected:
+  void child_replaced(const std::string& name, const std::shared_ptr<Module>& module) override;
 
  private:
   std::size_t index_of(const std::string& key) const;  // size() where the key is not there

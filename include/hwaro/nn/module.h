@@ -150,6 +150,10 @@ class Module : public std::enable_shared_from_this<Module> {
   // message names both devices, the module's path and the tensor ("fc2.bias is on cpu, input
   // is on cuda:0").
   void check_input_device(const Tensor& input) const;
+  // Called after replace_module() has put `module` in the place of the child `name`: a container
+  // that keeps its children in an order of its own (Sequential, ModuleList, ModuleDict) puts it
+  // there too, so that forward() and indexing use it, as PyTorch's model[2] = nn.Linear(...) does.
+  virtual void child_replaced(const std::string& /*name*/, const std::shared_ptr<Module>& /*module*/) {}
 
  private:
   void add_child(const std::string& name, std::shared_ptr<Module> child);
