@@ -1,5 +1,7 @@
 // Autograd's behaviour as PyTorch users know it: leaves and .grad, accumulation, retain_graph,
 // no_grad, detach, in-place checks through the version counter, retain_grad, deep graphs.
+#include <limits>
+
 #include "support/test_support.h"
 #include "core/tensor_impl.h"  // a storage's lifetime, for what the graph keeps alive
 
@@ -362,6 +364,62 @@ TEST(Autograd, MaxAndMinAlongADimSendTheGradientToTheReturnedIndex) {
   Tensor y = tensor({1.0, 3.0, 3.0, 2.0}).set_requires_grad(true);
   y.amax({0}).backward();
   EXPECT_EQ(values_of(y.grad()), (std::vector<double>{0, 0.5, 0.5, 0}));
+}
+
+// Edge cases where PyTorch defines a gradient that a plain chain rule would make NaN or lose.
+TEST(Autograd, NanExtremaGiveTheirGradientAsPyTorchsDo) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor x = tensor(std::vector<double>{1, nan, 3}).set_requires_grad(true);
+  x.max().backward();
+  EXPECT_EQ(grad_of(x), (std::vector<double>{0, 1, 0})) << "the NaN is the maximum and gets the gradient";
+  x.mutable_grad() = Tensor();
+  x.min().backward();
+  EXPECT_EQ(grad_of(x), (std::vector<double>{0, 1, 0}));
+
+  // maximum/minimum: the loser gets none, a tie half, and against a NaN both sides all.
+  for (bool is_max : {true, false}) {
+    SCOPED_TRACE(is_max ? "maximum" : "minimum");
+    Tensor a = tensor(std::vector<double>{nan, 2, 1}).set_requires_grad(true);
+    Tensor b = tensor(std::vector<double>{1, 2, 3}).set_requires_grad(true);
+    (is_max ? maximum(a, b) : minimum(a, b)).sum().backward();
+    EXPECT_EQ(grad_of(a), (std::vector<double>{1, 0.5, is_max ? 0.0 : 1.0}));
+    EXPECT_EQ(grad_of(b), (std::vector<double>{1, 0.5, is_max ? 1.0 : 0.0}));
+  }
+}
+
+TEST(Autograd, NormsBelowOneHaveAZeroGradientAtZero) {
+  // ||x||_0.5 = (sum |x_i|^0.5)^2 = 9 here; d/dx_i = 9^(1/2) * |x_i|^(-1/2), and 0 where x_i = 0.
+  Tensor x = tensor(std::vector<double>{0, 1, -4}).set_requires_grad(true);
+  const Tensor half = x.norm(0.5);
+  EXPECT_DOUBLE_EQ(half.item<double>(), 9.0);
+  half.backward();
+  EXPECT_EQ(grad_of(x), (std::vector<double>{0, 3, -1.5}));
+  Tensor zeros_only = zeros({3}, {.dtype = kFloat64}).set_requires_grad(true);
+  zeros_only.norm(0.5).backward();
+  EXPECT_EQ(grad_of(zeros_only), (std::vector<double>(3, 0.0)));
+  // The "0-norm" counts non-zeros; its gradient is 0, and it still has one.
+  Tensor y = tensor(std::vector<double>{0, 2, -1, std::numeric_limits<double>::infinity()}).set_requires_grad(true);
+  const Tensor count = y.norm(0);
+  EXPECT_EQ(count.item<double>(), 3.0);
+  ASSERT_TRUE(count.requires_grad());
+  count.backward();
+  EXPECT_EQ(grad_of(y), (std::vector<double>(4, 0.0)));
+}
+
+// As PyTorch's: a leaf whose requires_grad is turned off after the forward gets no .grad, and
+// requires_grad_(true) on a computed tensor (which already requires grad) changes nothing.
+TEST(Autograd, RequiresGradChangesAfterTheForward) {
+  Tensor w = tensor(std::vector<double>{1, 2}).set_requires_grad(true);
+  Tensor other = tensor(std::vector<double>{5}).set_requires_grad(true);
+  const Tensor loss = (w * 3.0).sum() + other.sum();
+  w.set_requires_grad(false);
+  loss.backward();
+  EXPECT_FALSE(w.grad().defined());
+  EXPECT_EQ(grad_of(other), (std::vector<double>{1}));
+
+  Tensor y = other * 2.0;
+  EXPECT_NO_THROW(y.set_requires_grad(true));
+  EXPECT_TRUE(throws_with<Error>([&] { y.set_requires_grad(false); }, "only change requires_grad of leaf tensors"));
 }
 
 }  // namespace

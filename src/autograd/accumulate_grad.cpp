@@ -33,7 +33,8 @@ void accumulate_into(const Tensor& t, const Tensor& grad) {
 }
 
 std::vector<Tensor> AccumulateGrad::apply(const Tensor& grad_output) {
-  accumulate_into(leaf_, grad_output);
+  // As PyTorch's: a leaf whose requires_grad was turned off after the forward gets no .grad.
+  if (leaf_.requires_grad()) accumulate_into(leaf_, grad_output);
   return {};
 }
 

@@ -86,11 +86,13 @@ std::pair<Tensor, Tensor> binary_grads(const SavedCall& c, const Tensor& g) {
     }
     case OpId::Maximum:
     case OpId::Minimum: {
-      // The winner takes the gradient; a tie splits it evenly.
-      const Tensor wins = c.op == OpId::Maximum ? a > b : a < b;
-      const Tensor share = as_float(wins, g) + as_float(a == b, g) * 0.5;
-      const Tensor ga = g * share;
-      return {ga, g - ga};
+      // As PyTorch's: the loser gets none, a tie splits it evenly, and where either is NaN (no
+      // loser, no tie) both get all of it.
+      const bool maximum = c.op == OpId::Maximum;
+      const Tensor half_tie = as_float(a == b, g) * 0.5;
+      const Tensor ga = g * (1.0 - as_float(maximum ? a < b : a > b, g) - half_tie);
+      const Tensor gb = g * (1.0 - as_float(maximum ? a > b : a < b, g) - half_tie);
+      return {ga, gb};
     }
     default: HWARO_CHECK(false, "no gradient rule for the binary op ", op_name(c.op));
   }

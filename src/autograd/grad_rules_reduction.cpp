@@ -28,7 +28,10 @@ std::vector<Tensor> prod_rule(const SavedCall& c, const Tensor& g) {
 
 std::vector<Tensor> extremum_rule(const SavedCall& c, const Tensor& g) {
   const Tensor& x = c.input(0);
-  const Tensor winners = (x == expand_reduced(c.output, x.sizes(), c.ints.ref(), c.flag)).to(g.dtype());
+  const Tensor out = expand_reduced(c.output, x.sizes(), c.ints.ref(), c.flag);
+  // Where the extremum is NaN its winners are the NaNs (x == NaN holds nowhere, and the count
+  // would be 0), as PyTorch's evenly_distribute_backward.
+  const Tensor winners = where(out.ne(out), x.ne(x), x == out).to(g.dtype());
   const IntArrayRef dims = c.ints.ref();
   // Every dim when none were given, as the forward reduced them all.
   const Tensor count = winners.sum(dims, /*keepdim=*/true);

@@ -11,9 +11,10 @@ Tensor& Tensor::set_requires_grad(bool value) {
   HWARO_CHECK(defined(), "requires_grad_(): this tensor is undefined (default-constructed)");
   HWARO_CHECK(!value || is_floating_point(), "only tensors of floating point dtype can require gradients, got ",
               dtype());
-  HWARO_CHECK(is_leaf(), "you can only change requires_grad of leaf tensors; to use a computed tensor without ",
-              "its graph, take t.detach()");
-  impl()->set_requires_grad(value);
+  // As PyTorch's: a computed tensor already requires grad, so asking for it again changes nothing.
+  HWARO_CHECK(is_leaf() || value, "you can only change requires_grad of leaf tensors; to use a computed tensor ",
+              "without its graph, take t.detach()");
+  if (is_leaf()) impl()->set_requires_grad(value);
   return *this;
 }
 

@@ -61,11 +61,23 @@ Tensor Tensor::norm(const Scalar& p, IntArrayRef dims, bool keepdim) const {
   } else if (std::isinf(order)) {
     out = order > 0 ? x.abs().amax(dims, keepdim) : x.abs().amin(dims, keepdim);
   } else if (order == 0.0) {
-    out = x.ne(0).sum(dims, keepdim, x.dtype());
+    // The count of non-zeros, with PyTorch's gradient, 0: the term on x (0 times its finite
+    // values) only connects the graph.
+    const Tensor finite = where((x - x).eq(0), x, 0.0);
+    out = x.ne(0).sum(dims, keepdim, x.dtype()) + (finite * 0.0).sum(dims, keepdim);
   } else {
-    // For a negative p the sum is 0 only when every element is infinite, and PyTorch's norm is
-    // then 0^(1/p) = inf: the plain root.
-    const Tensor sum = x.abs().pow(order).sum(dims, keepdim);
+    // For 0 < p < 1, |x|^p has an infinite slope at 0; PyTorch's gradient there is 0, so zeros
+    // are left out of the pow (a 1 stands in) rather than give 0 * inf = NaN. For a negative p
+    // the sum is 0 only when every element is infinite, and PyTorch's norm is then 0^(1/p) = inf:
+    // the plain root.
+    Tensor powered;
+    if (order > 0 && order < 1) {
+      const Tensor nonzero = x.ne(0);
+      powered = where(nonzero, where(nonzero, x, 1.0).abs().pow(order), 0.0);
+    } else {
+      powered = x.abs().pow(order);
+    }
+    const Tensor sum = powered.sum(dims, keepdim);
     out = order > 0 ? root_with_zero_gradient_at_zero(sum, order) : sum.pow(1.0 / order);
   }
   return out.to(dtype());
