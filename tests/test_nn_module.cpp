@@ -150,7 +150,10 @@ TEST(Module, StrictLoadListsMissingUnexpectedAndMismatchedKeys) {
   state["extra.weight"] = zeros({1});
   EXPECT_TRUE(throws_with<Error>([&] { net->load_state_dict(state); }, "Missing keys: head.bias"));
   EXPECT_TRUE(throws_with<Error>([&] { net->load_state_dict(state); }, "Unexpected keys: extra.weight"));
-  net->load_state_dict(state, /*strict=*/false);
+  const auto keys = net->load_state_dict(state, /*strict=*/false);
+  EXPECT_EQ(keys.missing_keys, std::vector<std::string>{"head.bias"});
+  EXPECT_EQ(keys.unexpected_keys, std::vector<std::string>{"extra.weight"});
+  EXPECT_TRUE(net->load_state_dict(net->state_dict()).missing_keys.empty());
   state["head.weight"] = zeros({9, 9});
   EXPECT_TRUE(throws_with<Error>([&] { net->load_state_dict(state, false); }, "head.weight: checkpoint [9, 9]"));
 }

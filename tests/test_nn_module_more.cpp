@@ -142,7 +142,14 @@ TEST(ModuleList, PushBackSizeIndexingAndIteration) {
   EXPECT_EQ(names, (std::vector<std::string>{"Linear", "ReLU", "Linear"}));
   std::size_t i = 0;
   for (const auto& m : *list) EXPECT_EQ(m.get(), (*list)[i++].get());
-  EXPECT_TRUE(throws_with<Error>([&] { (void)(*list)[3]; }, "out of range"));
+  EXPECT_TRUE(throws_with<IndexError>([&] { (void)(*list)[3]; }, "ModuleList: index 3 is out of range for 3"));
+  // As PyTorch's, a negative index counts from the end.
+  EXPECT_EQ((*list)[-1], last);
+  EXPECT_EQ((*list)[-3], (*list)[0]);
+  EXPECT_TRUE(throws_with<IndexError>([&] { (void)(*list)[-4]; }, "ModuleList: index -4 is out of range for 3"));
+  nn::Sequential seq(nn::Linear(2, 3), nn::ReLU());
+  EXPECT_EQ((*seq)[-1], (*seq)[1]);
+  EXPECT_TRUE(throws_with<IndexError>([&] { (void)(*seq)[2]; }, "Sequential: index 2 is out of range for 2"));
   // Children are named "0", "1", "2" as in PyTorch.
   std::vector<std::string> child_names;
   for (const auto& [n, _] : list->named_children()) child_names.push_back(n);

@@ -25,9 +25,17 @@ std::shared_ptr<Module> SequentialImpl::clone_module() const {
   return copy;
 }
 
-std::shared_ptr<Module> SequentialImpl::operator[](std::size_t i) const {
-  HWARO_CHECK(i < layers_.size(), "Sequential: index ", i, " is out of range for ", layers_.size(), " modules");
-  return layers_[i];
+namespace {
+// As PyTorch's _get_abs_string_index: an index in [-size, size), a negative one counted from the end.
+std::size_t absolute_index(std::int64_t i, std::size_t size, const char* container) {
+  const auto n = static_cast<std::int64_t>(size);
+  HWARO_CHECK_AS(IndexError, i >= -n && i < n, container, ": index ", i, " is out of range for ", size, " modules");
+  return static_cast<std::size_t>(i < 0 ? i + n : i);
+}
+}  // namespace
+
+std::shared_ptr<Module> SequentialImpl::operator[](std::int64_t i) const {
+  return layers_[absolute_index(i, layers_.size(), "Sequential")];
 }
 
 void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
@@ -41,9 +49,8 @@ std::shared_ptr<Module> ModuleListImpl::clone_module() const {
   return copy;
 }
 
-std::shared_ptr<Module> ModuleListImpl::operator[](std::size_t i) const {
-  HWARO_CHECK(i < items_.size(), "ModuleList: index ", i, " is out of range for ", items_.size(), " modules");
-  return items_[i];
+std::shared_ptr<Module> ModuleListImpl::operator[](std::int64_t i) const {
+  return items_[absolute_index(i, items_.size(), "ModuleList")];
 }
 
 std::size_t ModuleDictImpl::index_of(const std::string& key) const {

@@ -281,7 +281,7 @@ StateDict Module::state_dict() const {
   return out;
 }
 
-void Module::load_state_dict(const StateDict& state, bool strict) {
+Module::IncompatibleKeys Module::load_state_dict(const StateDict& state, bool strict) {
   std::vector<std::pair<std::string, Tensor>> own;
   collect_state("", own);
   std::vector<std::string> missing, unexpected, mismatched;
@@ -320,6 +320,7 @@ void Module::load_state_dict(const StateDict& state, bool strict) {
     auto it = state.find(n);
     if (it != state.end()) t.copy_(it->second);
   }
+  return {std::move(missing), std::move(unexpected)};
 }
 
 void Module::print_tree(std::ostream& out, int indent) const {

@@ -26,7 +26,7 @@ class SequentialImpl : public Module {
   Tensor forward(const Tensor& input) override;
   std::shared_ptr<Module> clone_module() const override;  // each layer's clone_module(), in order
   std::size_t size() const { return layers_.size(); }
-  std::shared_ptr<Module> operator[](std::size_t i) const;
+  std::shared_ptr<Module> operator[](std::int64_t i) const;  // -1 is the last, as in PyTorch
 
  protected:
   void child_replaced(const std::string& name, const std::shared_ptr<Module>& module) override;
@@ -49,7 +49,7 @@ class ModuleListImpl : public Module {
   void push_back(std::shared_ptr<Module> module);
   std::shared_ptr<Module> clone_module() const override;  // each item's clone_module(), in order
   std::size_t size() const { return items_.size(); }
-  std::shared_ptr<Module> operator[](std::size_t i) const;
+  std::shared_ptr<Module> operator[](std::int64_t i) const;  // -1 is the last, as in PyTorch
   auto begin() const { return items_.begin(); }
   auto end() const { return items_.end(); }
 

@@ -128,7 +128,12 @@ class Module : public std::enable_shared_from_this<Module> {
   StateDict state_dict() const;
   // strict: every key must match (hw::Error listing missing keys, unexpected keys and shape
   // mismatches); values are copied into the existing tensors, converted to their device/dtype.
-  void load_state_dict(const StateDict& state, bool strict = true);
+  // Returns the keys that did not match, as PyTorch's _IncompatibleKeys: with strict = false,
+  // what was left as it was and what the checkpoint had besides.
+  struct IncompatibleKeys {
+    std::vector<std::string> missing_keys, unexpected_keys;
+  };
+  IncompatibleKeys load_state_dict(const StateDict& state, bool strict = true);
 
   // The module tree, one line per module, as PyTorch prints it.
   std::string str() const;
