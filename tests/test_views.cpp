@@ -96,6 +96,9 @@ TEST_F(Views, Flatten) {
   expect_view(base_.flatten(-2, -1), {4, 30}, {30, 1});
   expect_view(base_.flatten(1, 1), {4, 5, 6}, {30, 6, 1});
   EXPECT_EQ(hw::scalar_tensor(2.0).flatten().sizes(), hw::IntArrayRef({1}));
+  // As PyTorch's: a 0-dim tensor's dims are -1 and 0, so nn::Flatten's start_dim 1 is refused.
+  EXPECT_TRUE(hw::test::throws_with<hw::IndexError>([&] { hw::scalar_tensor(2.0).flatten(1); },
+                                                    "Dimension out of range (expected to be in range of [-1, 0], but got 1)"));
   EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { base_.flatten(2, 0); }, "flatten: start_dim (2) must not come after end_dim (0)"));
   EXPECT_TRUE(hw::test::throws_with<hw::IndexError>([&] { base_.flatten(3); },
                                                     "Dimension out of range (expected to be in range of [-3, 2], but got 3)"));

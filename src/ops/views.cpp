@@ -101,10 +101,12 @@ Tensor Tensor::reshape(IntArrayRef new_sizes) const {
 Tensor Tensor::view_as(const Tensor& other) const { return view(other.sizes()); }
 
 Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
-  if (dim() == 0) return reshape({1});
+  // The dims are checked first, as PyTorch's: a 0-dim tensor takes dims -1 and 0 only (so
+  // nn::Flatten's start_dim 1 is an IndexError there), then becomes [1].
   const std::int64_t s = ops::wrap_dim(start_dim, dim());
   const std::int64_t e = ops::wrap_dim(end_dim, dim());
   HWARO_CHECK(s <= e, "flatten: start_dim (", start_dim, ") must not come after end_dim (", end_dim, ")");
+  if (dim() == 0) return reshape({1});
   DimVector shape;
   for (std::int64_t d = 0; d < s; ++d) shape.push_back(size(d));
   std::int64_t merged = 1;
