@@ -189,3 +189,37 @@ TEST(DType, SixteenBitEdgeCases) {
   EXPECT_TRUE(std::isnan(static_cast<float>(hw::BFloat16(-std::nanf("")))));
   EXPECT_EQ(static_cast<float>(hw::BFloat16(0x1p-133f)), 0x1p-133f);               // float subnormals stay
 }
+
+// A float to an integer dtype truncates; where C++ leaves the cast undefined (NaN, infinities, out
+// of range) the result is the dtype's lowest value, as PyTorch's CPU kernels give on x86, and a
+// uint8 goes through int64 as c10's cast does, so -1.0 is 255. The CI sanitizers do not flag a
+// float-to-int overflow (GCC leaves it out of -fsanitize=undefined), so the values are checked.
+TEST(DType, FloatToIntegerCastsAreDefinedEverywhere) {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  const hw::Tensor x = hw::tensor(std::vector<double>{3.7, -3.7, nan, inf, -inf, 1e20, -9.3e18});
+  constexpr std::int64_t lowest64 = std::numeric_limits<std::int64_t>::min();
+  EXPECT_EQ(x.to(hw::kInt64).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{3, -3, lowest64, lowest64, lowest64, lowest64, lowest64}));
+  constexpr std::int32_t lowest32 = std::numeric_limits<std::int32_t>::min();
+  EXPECT_EQ(hw::tensor(std::vector<float>{2.5f, std::nanf(""), 3e9f, -2147483648.0f}).to(hw::kInt32).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{2, lowest32, lowest32, lowest32}));
+  EXPECT_EQ(hw::tensor(std::vector<float>{-1.0f, -3.0f, 255.9f}).to(hw::kUInt8).to_vector<std::uint8_t>(),
+            (std::vector<std::uint8_t>{255, 253, 255}));
+}
+
+// As PyTorch's checked_convert: an integral tensor is not filled with a value its dtype cannot hold.
+TEST(DType, FillingAnIntegerTensorRefusesAValueItCannotHold) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::full({2}, nan, {.dtype = hw::kInt64}); },
+                                               "cannot be converted to type int64 without overflow"));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::full({2}, 1e19, {.dtype = hw::kInt32}); },
+                                               "without overflow"));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::full({2}, 300, {.dtype = hw::kUInt8}); },
+                                               "value 300 cannot be converted to type uint8 without overflow"));
+  EXPECT_TRUE(hw::test::throws_with<hw::Error>([&] { hw::full({2}, std::int64_t{1} << 40, {.dtype = hw::kInt32}); },
+                                               "without overflow"));
+  EXPECT_EQ(hw::full({1}, -1, {.dtype = hw::kUInt8}).to_vector<std::uint8_t>(), std::vector<std::uint8_t>{255});
+  const std::int64_t big = (std::int64_t{1} << 62) + 1;  // not exact as a double
+  EXPECT_EQ(hw::full({1}, big, {.dtype = hw::kInt64}).to_vector<std::int64_t>(), std::vector<std::int64_t>{big});
+  EXPECT_EQ(hw::full({1}, 7.9, {.dtype = hw::kInt64}).to_vector<std::int64_t>(), std::vector<std::int64_t>{7});
+}

@@ -1,4 +1,7 @@
 // Moving and copying: to(device), to(dtype), cpu(), cuda(), pin_memory(), contiguous(), clone(), copy_().
+#include <cstdint>
+#include <utility>
+
 #include "core/tensor_impl.h"
 #include "hwaro/ops.h"
 #include "ops/grad_record.h"
@@ -96,6 +99,25 @@ Tensor Tensor::detach() const {
   return out;
 }
 
+namespace {
+// The value an integral tensor is filled with, refused where it does not fit the dtype, as PyTorch's
+// checked_convert ("value cannot be converted to type uint8_t without overflow"): a NaN, an
+// infinity or a float out of range (casting those is undefined in C++), or an integer out of the
+// dtype's range (uint8 takes -255 to 255, negative ones wrapping as in two's complement).
+std::int64_t integral_fill_value(const Scalar& value, DType dtype) {
+  constexpr double k2Pow63 = 9223372036854775808.0;
+  const double d = value.to_double();
+  HWARO_CHECK(!value.is_floating_point() || (d >= -k2Pow63 && d < k2Pow63), "value ", d,
+              " cannot be converted to type ", dtype, " without overflow");
+  const std::int64_t i = value.to_int64();
+  const auto [lo, hi] = dtype == kUInt8   ? std::pair<std::int64_t, std::int64_t>{-255, 255}
+                        : dtype == kInt32 ? std::pair<std::int64_t, std::int64_t>{INT32_MIN, INT32_MAX}
+                                          : std::pair<std::int64_t, std::int64_t>{INT64_MIN, INT64_MAX};
+  HWARO_CHECK(i >= lo && i <= hi, "value ", i, " cannot be converted to type ", dtype, " without overflow");
+  return i;
+}
+}  // namespace
+
 Tensor& Tensor::fill_(const Scalar& value) {
   HWARO_CHECK(defined(), "fill_(): this tensor is undefined (default-constructed)");
   ops::check_inplace_grad("fill_", *this);
@@ -103,7 +125,8 @@ Tensor& Tensor::fill_(const Scalar& value) {
   args.tensors[0] = ops::view_of(*this);
   args.num_tensors = 1;
   args.scalars[0] = value.to_double();
-  args.ints[0] = value.to_int64();
+  // Integral dtypes take the exact int64 (past 2^53 a double is not exact); the others the double.
+  args.ints[0] = is_integral(dtype()) ? integral_fill_value(value, dtype()) : 0;
   ops::launch(OpId::Fill, dtype(), device(), args);
   ops::bump_version(*this);
   return *this;
