@@ -310,6 +310,11 @@ TEST(Conv2d, BadShapesNameTheArgument) {
   EXPECT_TRUE(throws_with<Error>([&] { F::conv2d(x, hw::randn({4, 1, 3, 3}), {}, {1}, {-1}); }, "padding"));
   EXPECT_TRUE(throws_with<Error>([&] { F::conv2d(x, hw::randn({3, 1, 3, 3}), {}, {1}, {0}, {1}, 2); },
                                  "divisible by groups"));
+  // As PyTorch's: one value for both dims or one per dim; a third is not silently dropped.
+  EXPECT_TRUE(throws_with<Error>([&] { F::conv2d(x, hw::randn({4, 1, 3, 3}), {}, {1, 2, 3}); },
+                                 "expected stride to be a single integer value or a list of 2 values"));
+  EXPECT_TRUE(throws_with<Error>([&] { F::conv2d(x, hw::randn({4, 1, 3, 3}), {}, {1}, hw::nn::Padding::Same, {1, 1, 1}); },
+                                 "expected dilation to be a single integer value or a list of 2 values"));
   EXPECT_TRUE(throws_with<Error>([&] { F::conv2d(x, hw::randn({4, 1, 3, 3}, {.dtype = hw::kFloat64})); }, "dtype"));
   EXPECT_TRUE(throws_with<Error>([&] { hw::col2im(hw::randn({1, 9, 5}), {4, 4}, {3, 3}); }, "window positions"));
   EXPECT_TRUE(throws_with<hw::DeviceMismatchError>(

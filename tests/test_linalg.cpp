@@ -171,6 +171,11 @@ TEST_F(LinalgTest, ZeroSizeShapes) {
   EXPECT_TRUE(all_close(values_of(k0), std::vector<double>(12, 0.0), 0, 0));
   EXPECT_EQ(hw::mm(hw::ones({0, 3}), hw::ones({3, 4})).sizes(), hw::IntArrayRef({0, 4}));
   EXPECT_EQ(hw::bmm(hw::ones({0, 2, 3}), hw::ones({0, 3, 4})).sizes(), hw::IntArrayRef({0, 2, 4}));
+  // A batched operand with an empty last dim, as PyTorch's [3, 5, 0] @ [0, 0]: zeros, not a reshape error.
+  const hw::Tensor batched_k0 = hw::matmul(hw::ones({2, 3, 0}), hw::ones({0, 4}));
+  EXPECT_EQ(batched_k0.sizes(), hw::IntArrayRef({2, 3, 4}));
+  EXPECT_TRUE(all_close(values_of(batched_k0), std::vector<double>(24, 0.0), 0, 0));
+  EXPECT_EQ(hw::matmul(hw::ones({2, 3, 0}), hw::ones({0})).sizes(), hw::IntArrayRef({2, 3}));
 }
 
 TEST(LinalgErrors, ShapesDtypesAndDevices) {

@@ -104,6 +104,15 @@ TEST(MaxPool2d, GradientsMatchFiniteDifferences) {
   }
 }
 
+// As PyTorch's MaxPool2d on a zero batch: an empty output, and backward gives an empty gradient.
+TEST(MaxPool2d, AnEmptyBatchHasAnEmptyGradient) {
+  Tensor x = hw::randn({0, 2, 4, 4}).set_requires_grad(true);
+  const Tensor y = F::max_pool2d(x, {2});
+  EXPECT_EQ(y.sizes(), hw::IntArrayRef({0, 2, 2, 2}));
+  y.sum().backward();
+  EXPECT_EQ(x.grad().sizes(), hw::IntArrayRef({0, 2, 4, 4}));
+}
+
 TEST(AvgPool2d, MatchesTheReferenceAndItsGradient) {
   const std::uint64_t seed = hw::test::fresh_seed();
   SCOPED_TRACE("seed " + std::to_string(seed));

@@ -19,9 +19,11 @@ std::vector<Tensor> max_pool2d_rule(const SavedCall& c, const Tensor& g) {
   const IntArrayRef x_sizes = c.input_sizes(0);
   const Tensor& indices = c.saved[0];
   const std::int64_t planes = x_sizes[0] * x_sizes[1];
-  const Tensor flat_index = indices.reshape({planes, -1});
+  // Sizes given, not -1, which an empty batch (planes = 0) would leave undetermined.
+  const std::int64_t outputs = indices.size(2) * indices.size(3);
+  const Tensor flat_index = indices.reshape({planes, outputs});
   const Tensor grad_planes = zeros({planes, x_sizes[2] * x_sizes[3]}, {.dtype = g.dtype(), .device = g.device()});
-  return {grad_planes.scatter_add(1, flat_index, g.reshape({planes, -1})).reshape(x_sizes)};
+  return {grad_planes.scatter_add(1, flat_index, g.reshape({planes, outputs})).reshape(x_sizes)};
 }
 
 // inputs x, weight[, bias]; the kernels write fresh tensors, so nothing is recorded for them. x is

@@ -113,10 +113,13 @@ std::vector<double> pool_divisors(const ops::Window& g, std::int64_t h, std::int
 
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, std::int64_t groups) {
-  const auto pair = [](IntArrayRef v) { return std::vector<std::int64_t>{v[0], v.size() > 1 ? v[1] : v[0]}; };
-  HWARO_CHECK(!stride.empty() && !padding.empty() && !dilation.empty(),
-              "conv2d: stride, padding and dilation need one value or two");
-  const std::vector<std::int64_t> s = pair(stride), p = pair(padding), d = pair(dilation);
+  // As PyTorch's expand_param_if_needed: one value for both dims or one per dim, no more.
+  const auto pair = [](IntArrayRef v, const char* what) {
+    HWARO_CHECK(v.size() == 1 || v.size() == 2, "conv2d: expected ", what, " to be a single integer value or a list ",
+                "of 2 values to match the convolution dimensions, but got ", what, "=", v);
+    return std::vector<std::int64_t>{v[0], v.size() > 1 ? v[1] : v[0]};
+  };
+  const std::vector<std::int64_t> s = pair(stride, "stride"), p = pair(padding, "padding"), d = pair(dilation, "dilation");
   ops::check_same_device_where_defined("conv2d", {{"input", x}, {"weight", weight}, {"bias", bias}});
   return batched("conv2d", x, [&](const Tensor& x4) { return conv2d_batch(x4, weight, bias, s, p, d, groups); });
 }
@@ -129,7 +132,8 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArra
               "), as in PyTorch; give the padding as sizes, or use stride 1");
   HWARO_CHECK(weight.defined() && weight.dim() == 4, "conv2d: expected weight of 4 dimensions [out, in / groups, kh, kw], got ",
               weight.defined() ? weight.sizes() : IntArrayRef{});
-  HWARO_CHECK(!dilation.empty(), "conv2d: dilation needs one value or two");
+  HWARO_CHECK(dilation.size() == 1 || dilation.size() == 2, "conv2d: expected dilation to be a single integer value ",
+              "or a list of 2 values to match the convolution dimensions, but got dilation=", dilation);
   const nn::detail::AxisPad rows = nn::detail::same_padding(weight.size(2), dilation[0]);
   const nn::detail::AxisPad cols = nn::detail::same_padding(weight.size(3), dilation.size() > 1 ? dilation[1] : dilation[0]);
   if (rows.before == rows.after && cols.before == cols.after) {

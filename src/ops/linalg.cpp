@@ -133,7 +133,11 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     HWARO_CHECK(a.size(-1) == b2.size(0), "matmul: shapes ", a.sizes(), " and ", b.sizes(), " cannot be multiplied (",
                 a.size(-1), " != ", b2.size(0), ")");
     DimVector out_sizes(a.sizes());
-    const Tensor rows = a.reshape({-1, a.size(-1)});
+    // The row count is the product of a's other dims, not -1, which an empty last dim would leave
+    // undetermined ([3, 5, 0] @ [0, 4], as PyTorch's _matmul_impl notes).
+    std::int64_t row_count = 1;
+    for (std::int64_t d = 0; d + 1 < a.dim(); ++d) row_count *= a.size(d);
+    const Tensor rows = a.reshape({row_count, a.size(-1)});
     Tensor out = mm(rows, b2);
     if (b.dim() == 1) {
       out_sizes.erase(out_sizes.size() - 1);
