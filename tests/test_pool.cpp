@@ -85,6 +85,21 @@ TEST(MaxPool2d, NaNIsTheMaximum) {
   EXPECT_TRUE(std::isnan(v[0]));
   EXPECT_EQ(v[1], 5.0);
   EXPECT_EQ(hw::test::values_of(indices), (std::vector<double>{1, 7}));
+  // Two NaNs in one window: the last one's index, as PyTorch's kernels, and it gets the gradient.
+  // Both the 2x2 kernel and the general one (a 3x3 window) are checked.
+  for (std::int64_t k : {2, 3}) {
+    SCOPED_TRACE(k);
+    Tensor two = hw::ones({1, 1, k, k}, {.dtype = hw::kFloat64});
+    two.data_ptr<double>()[0] = two.data_ptr<double>()[k * k - 2] = std::numeric_limits<double>::quiet_NaN();
+    two.set_requires_grad(true);
+    const auto [value, index] = hw::max_pool2d_with_indices(two, {k});
+    EXPECT_TRUE(std::isnan(hw::test::values_of(value)[0]));
+    EXPECT_EQ(hw::test::values_of(index), (std::vector<double>{static_cast<double>(k * k - 2)}));
+    value.sum().backward();
+    std::vector<double> expected(static_cast<std::size_t>(k * k), 0.0);
+    expected[static_cast<std::size_t>(k * k - 2)] = 1.0;
+    EXPECT_EQ(hw::test::values_of(two.grad()), expected);
+  }
 }
 
 TEST(MaxPool2d, GradientsMatchFiniteDifferences) {

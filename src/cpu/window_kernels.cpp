@@ -110,7 +110,7 @@ template <typename T> struct Col2imKernel {
 };
 
 // Max pooling of one [h, w] plane whose windows all lie inside it: for each window, the first
-// maximum in (ki, kj) order, or the first NaN, and its index r * w + c, as kernels::window_max.
+// maximum in (ki, kj) order, or the last NaN, and its index r * w + c, as kernels::window_max.
 // One output row at a time, tap by tap across the row with selects instead of branches, so that
 // the loop over j vectorises (a branch on random data mispredicts about half the time).
 // best and best_index are scratch rows of ow elements.
@@ -130,7 +130,7 @@ void max_pool_plane_inside(const T* plane, std::int64_t w, std::int64_t oh, std:
         for (std::int64_t j = 0; j < ow; ++j) {
           const std::int64_t at = tap + j * sw;
           const Acc v = static_cast<Acc>(plane[at]);
-          const bool take = (best[j] == best[j]) & ((v > best[j]) | (v != v));  // best stays once a NaN
+          const bool take = (v > best[j]) | (v != v);  // a later NaN takes over, as window_max
           best[j] = select_bits(take, v, best[j]);
           best_index[j] = select_bits(take, at, best_index[j]);
         }
@@ -162,7 +162,7 @@ void max_pool_plane_2x2(const T* plane, std::int64_t w, std::int64_t oh, std::in
       const Acc taps[3] = {static_cast<Acc>(top[2 * j + 1]), static_cast<Acc>(bottom[2 * j]),
                            static_cast<Acc>(bottom[2 * j + 1])};
       for (std::int32_t t = 0; t < 3; ++t) {
-        const bool take = (best == best) & ((taps[t] > best) | (taps[t] != taps[t]));  // best stays once a NaN
+        const bool take = (taps[t] > best) | (taps[t] != taps[t]);  // a later NaN takes over, as window_max
         best = select_bits(take, taps[t], best);
         winner = select_bits(take, t + 1, winner);
       }

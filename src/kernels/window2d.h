@@ -61,7 +61,8 @@ HWARO_HOST_DEVICE inline C col2im_element(const Cols& cols, std::int64_t r, std:
 }
 
 // The maximum over the window of output (i, j) of a [h, w] plane and its index r*w + c; padding
-// never wins. A NaN is the maximum (and the first NaN's index is kept), as PyTorch.
+// never wins. A NaN is the maximum, and each later NaN takes its place, so the last NaN's index
+// is kept, as PyTorch's kernels (`val > maxval || isnan(val)`), and gets the gradient.
 template <typename C, typename T>
 HWARO_HOST_DEVICE inline void window_max(const T* plane, std::int64_t h, std::int64_t w, const Window2d& g,
                                          std::int64_t i, std::int64_t j, C& best, std::int64_t& best_index) {
@@ -75,8 +76,7 @@ HWARO_HOST_DEVICE inline void window_max(const T* plane, std::int64_t h, std::in
       const std::int64_t c = j * g.sw - g.pw + kj * g.dw;
       if (c < 0 || c >= w) continue;
       const C v = static_cast<C>(plane[r * w + c]);
-      const bool best_is_nan = best != best;
-      if (!found || (!best_is_nan && (v > best || v != v))) {
+      if (!found || v > best || v != v) {
         best = v;
         best_index = r * w + c;
         found = true;
