@@ -311,6 +311,21 @@ TEST(Binary, AddSubMul) {
                {-5, 5}, {-5, 5}, false);
 }
 
+// Integer add, sub and mul wrap on overflow, as PyTorch's (two's complement); in C++ a signed
+// overflow is undefined, which the UBSan build of CI would report.
+TEST(Binary, SignedIntegerArithmeticWraps) {
+  constexpr std::int64_t max64 = std::numeric_limits<std::int64_t>::max(), min64 = std::numeric_limits<std::int64_t>::min();
+  const Tensor big = hw::tensor(std::vector<std::int64_t>{max64, min64});
+  EXPECT_EQ((big + hw::tensor(std::vector<std::int64_t>{1, 0})).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{min64, min64}));
+  EXPECT_EQ((big - hw::tensor(std::vector<std::int64_t>{0, 1})).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{max64, max64}));
+  EXPECT_EQ(hw::add(big, big, 3).to_vector<std::int64_t>(), (std::vector<std::int64_t>{-4, 0}));
+  const Tensor i32 = hw::tensor(std::vector<std::int32_t>{1 << 30, -(1 << 30), 3});
+  EXPECT_EQ((i32 * hw::tensor(std::vector<std::int32_t>{4, 4, 5})).to_vector<std::int32_t>(),
+            (std::vector<std::int32_t>{0, 0, 15}));
+}
+
 TEST(Binary, DivIsTrueDivision) {
   check_binary("div", [](const Tensor& a, const Tensor& b) { return a / b; },
                [](Tensor& a, const Tensor& b) { a /= b; }, [](double x, double y) { return x / y; }, kAllNumeric,

@@ -10,20 +10,38 @@
 
 namespace hwaro::kernels {
 
+// Signed integer overflow is undefined in C++, and PyTorch's integer add, sub and mul wrap (two's
+// complement): signed integers are added and multiplied in the unsigned type of their width, whose
+// arithmetic wraps, and converted back (modular since C++20).
+template <typename T> inline constexpr bool is_signed_integer_v = std::is_integral_v<T> && std::is_signed_v<T>;
+
 template <typename T> HWARO_HOST_DEVICE inline T add(T a, T b, T alpha) {
   if constexpr (std::is_same_v<T, bool>) {
     return a || (alpha && b);
+  } else if constexpr (is_signed_integer_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(alpha) * static_cast<U>(b));
   } else {
     return static_cast<T>(a + alpha * b);
   }
 }
 
 // Sub has no bool form (the op rejects it, as PyTorch).
-template <typename T> HWARO_HOST_DEVICE inline T sub(T a, T b, T alpha) { return static_cast<T>(a - alpha * b); }
+template <typename T> HWARO_HOST_DEVICE inline T sub(T a, T b, T alpha) {
+  if constexpr (is_signed_integer_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(alpha) * static_cast<U>(b));
+  } else {
+    return static_cast<T>(a - alpha * b);
+  }
+}
 
 template <typename T> HWARO_HOST_DEVICE inline T mul(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
     return a && b;
+  } else if constexpr (is_signed_integer_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
   } else {
     return static_cast<T>(a * b);
   }
