@@ -180,6 +180,16 @@ TEST_F(ReductionTest, LongFloat32SumStaysAccurate) {
   expect_reduced(cols.sum({0}), cols, {0}, false, hw::kFloat32, ref_sum, 2e-6, 0, ref_abs_sum);
 }
 
+// Integer sums and products wrap on overflow (two's complement), as PyTorch's; a signed overflow
+// in C++ is undefined, which CI's UBSan build would abort on.
+TEST(IntegerReductions, SumAndProdWrapOnOverflow) {
+  constexpr std::int64_t max64 = std::numeric_limits<std::int64_t>::max(), min64 = std::numeric_limits<std::int64_t>::min();
+  EXPECT_EQ(hw::tensor(std::vector<std::int64_t>{max64, 1}).sum().item<std::int64_t>(), min64);
+  EXPECT_EQ(hw::tensor(std::vector<std::int64_t>{std::int64_t{1} << 62, 4, 7}).prod().item<std::int64_t>(), 0);
+  EXPECT_EQ(hw::tensor(std::vector<std::int32_t>{std::numeric_limits<std::int32_t>::max(), 1}).sum().item<std::int64_t>(),
+            std::int64_t{1} << 31) << "int32 sums are int64, so this one does not overflow";
+}
+
 TEST_F(ReductionTest, MeanMatchesReference) {
   SCOPED_TRACE(seed_);
   for (DType dt : kFloatTypes) {

@@ -8,6 +8,7 @@
 
 #include "hwaro/half.h"
 #include "hwaro/macros.h"
+#include "kernels/binary_math.h"
 
 namespace hwaro::kernels {
 
@@ -29,14 +30,16 @@ template <typename T> HWARO_HOST_DEVICE inline bool is_nan(T v) {
   }
 }
 
+// Integer sums and products wrap on overflow, as PyTorch's and as binary_math.h's add and mul
+// (a signed overflow is undefined in C++).
 struct SumOp {
   template <typename A> HWARO_HOST_DEVICE static A identity() { return A(0); }
-  template <typename A> HWARO_HOST_DEVICE static A combine(A a, A b) { return a + b; }
+  template <typename A> HWARO_HOST_DEVICE static A combine(A a, A b) { return add(a, b, A(1)); }
 };
 
 struct ProdOp {
   template <typename A> HWARO_HOST_DEVICE static A identity() { return A(1); }
-  template <typename A> HWARO_HOST_DEVICE static A combine(A a, A b) { return a * b; }
+  template <typename A> HWARO_HOST_DEVICE static A combine(A a, A b) { return mul(a, b); }
 };
 
 // all/any accumulate bools; an element counts as true when it is not zero (NaN is true).
