@@ -20,6 +20,13 @@
 namespace hwaro::nn::functional {
 namespace {
 
+// As PyTorch's expand_param_if_needed: one value for both dims or one per dim, no more.
+std::vector<std::int64_t> one_value_or_two(IntArrayRef v, const char* what) {
+  HWARO_CHECK(v.size() == 1 || v.size() == 2, "conv2d: expected ", what, " to be a single integer value or a list ",
+              "of 2 values to match the convolution dimensions, but got ", what, "=", v);
+  return {v[0], v.size() > 1 ? v[1] : v[0]};
+}
+
 // A single image [C, H, W] is run as a batch of one and returned without the batch dim.
 template <typename F> Tensor batched(const char* op, const Tensor& x, F&& f) {
   HWARO_CHECK(x.defined(), op, ": input is an undefined tensor");
@@ -113,13 +120,8 @@ std::vector<double> pool_divisors(const ops::Window& g, std::int64_t h, std::int
 
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArrayRef stride, IntArrayRef padding,
               IntArrayRef dilation, std::int64_t groups) {
-  // As PyTorch's expand_param_if_needed: one value for both dims or one per dim, no more.
-  const auto pair = [](IntArrayRef v, const char* what) {
-    HWARO_CHECK(v.size() == 1 || v.size() == 2, "conv2d: expected ", what, " to be a single integer value or a list ",
-                "of 2 values to match the convolution dimensions, but got ", what, "=", v);
-    return std::vector<std::int64_t>{v[0], v.size() > 1 ? v[1] : v[0]};
-  };
-  const std::vector<std::int64_t> s = pair(stride, "stride"), p = pair(padding, "padding"), d = pair(dilation, "dilation");
+  const std::vector<std::int64_t> s = one_value_or_two(stride, "stride"), p = one_value_or_two(padding, "padding"),
+                                  d = one_value_or_two(dilation, "dilation");
   ops::check_same_device_where_defined("conv2d", {{"input", x}, {"weight", weight}, {"bias", bias}});
   return batched("conv2d", x, [&](const Tensor& x4) { return conv2d_batch(x4, weight, bias, s, p, d, groups); });
 }
@@ -132,10 +134,9 @@ Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias, IntArra
               "), as in PyTorch; give the padding as sizes, or use stride 1");
   HWARO_CHECK(weight.defined() && weight.dim() == 4, "conv2d: expected weight of 4 dimensions [out, in / groups, kh, kw], got ",
               weight.defined() ? weight.sizes() : IntArrayRef{});
-  HWARO_CHECK(dilation.size() == 1 || dilation.size() == 2, "conv2d: expected dilation to be a single integer value ",
-              "or a list of 2 values to match the convolution dimensions, but got dilation=", dilation);
-  const nn::detail::AxisPad rows = nn::detail::same_padding(weight.size(2), dilation[0]);
-  const nn::detail::AxisPad cols = nn::detail::same_padding(weight.size(3), dilation.size() > 1 ? dilation[1] : dilation[0]);
+  const std::vector<std::int64_t> d = one_value_or_two(dilation, "dilation");
+  const nn::detail::AxisPad rows = nn::detail::same_padding(weight.size(2), d[0]);
+  const nn::detail::AxisPad cols = nn::detail::same_padding(weight.size(3), d[1]);
   if (rows.before == rows.after && cols.before == cols.after) {
     return conv2d(x, weight, bias, stride, {rows.before, cols.before}, dilation, groups);
   }
